@@ -1,0 +1,35 @@
+import type { RosType } from "../msgs/types.js";
+
+/** QoS as ROS 2 names it; only what changes delivery semantics here. */
+export interface Qos {
+  reliability: "reliable" | "best_effort";
+  durability: "volatile" | "transient_local";
+  history: "keep_last" | "keep_all";
+  /** Keep-last queue depth per subscriber. */
+  depth: number;
+}
+
+/** Sensor data profile (rclcpp's SensorDataQoS): best effort, keep last 5. */
+export const SENSOR_QOS: Qos = { reliability: "best_effort", durability: "volatile", history: "keep_last", depth: 5 };
+/** Default reliable profile, keep last 10. */
+export const RELIABLE_QOS: Qos = { reliability: "reliable", durability: "volatile", history: "keep_last", depth: 10 };
+
+/** Time source. `nowNs` is wall time or sim time (lock-step); everything time-based uses it. */
+export interface Clock {
+  nowNs(): bigint;
+  /** Resolves when the clock reaches `ns` (wall: a timer; sim: when the sim advances past it). */
+  sleepUntil(ns: bigint): Promise<void>;
+}
+
+/**
+ * Moves CDR bytes between publishers and subscribers. Implementations keep QoS semantics
+ * (keep-last depth, best-effort drops) and deliver asynchronously (never inside `publish`).
+ */
+export interface Bus {
+  /** Subscribes to raw CDR bytes. Returns the unsubscribe function. */
+  subscribe(topic: string, type: RosType, qos: Qos, onMessage: (cdr: Uint8Array, receivedNs: bigint) => void): () => void;
+  /** Advertises a topic; the returned function publishes one CDR-encoded message. */
+  advertise(topic: string, type: RosType, qos: Qos): (cdr: Uint8Array) => void;
+  clock: Clock;
+  close(): Promise<void>;
+}

@@ -1,0 +1,56 @@
+/** Policy contracts (DESIGN.md §3). The runtime calls observe() every tick and act() when the scheduler needs a chunk. */
+
+export interface EpisodeInfo {
+  task: string;
+  episode: number;
+  seed: number;
+  /** Global instruction text (M(1) tasks run on it; M(n) tasks hand it to the planner). */
+  instruction: string;
+}
+
+/** What the policy sees on one tick, already preprocessed (resized, normalized). */
+export interface PreparedObservation {
+  stampNs: bigint;
+  /** Camera name → CHW float32 image, the manifest's size and pixel normalization. */
+  images: Record<string, Float32Array>;
+  /** State in the policy layout, robot units (normalization happens inside the policy). */
+  state: Float64Array;
+}
+
+export interface ObserveResult {
+  /** Classifier logit for "the current subtask has ended". */
+  logit: number;
+  /** True when the debounce declared a subtask end on this tick (memory already cleared). */
+  subtaskEnded: boolean;
+}
+
+/** H x D actions in robot units, in the order of `jointNames` (robot layout). */
+export interface ActionChunk {
+  jointNames: string[];
+  /** Row-major H x D. */
+  actions: Float64Array;
+  horizon: number;
+  dim: number;
+}
+
+export interface PolicySpec {
+  name: string;
+  cameras: string[];
+  imageSize: { width: number; height: number };
+  /** Layout name in the robot profile the state/action vectors use. */
+  layout: string;
+  horizon: number;
+  controlHz?: number;
+}
+
+export interface Policy {
+  readonly spec: PolicySpec;
+  /** Clears all memory. Called before each episode. */
+  reset(episode: EpisodeInfo): Promise<void>;
+  /** Called on every control tick: writes memory, returns the classifier logit. */
+  observe(obs: PreparedObservation): Promise<ObserveResult>;
+  /** Called only when the scheduler needs a chunk. H x D, robot units, robot layout. */
+  act(): Promise<ActionChunk>;
+  /** Subtask from the planner (M(n)) or the global task (M(1)). */
+  setInstruction(text: string): void;
+}
