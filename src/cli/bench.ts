@@ -1,0 +1,33 @@
+/**
+ * `engram bench`: runs every layer's benchmark section and prints one JSON object of figures.
+ * Each section is a module exporting `bench(): Promise<Record<string, unknown>>`; a section whose
+ * module is not in this build is reported as null.
+ */
+const SECTIONS: Record<string, () => Promise<{ bench(): Promise<Record<string, unknown>> }>> = {
+  msgs: () => import("../msgs/bench.js"),
+  mcap: () => import("../record/bench.js"),
+  bus: () => import("../bus/bench.js"),
+  sim: () => import("../sim/bench.js"),
+  observe: () => import("../observe/bench.js"),
+  policy: () => import("../policy/bench.js"),
+  control: () => import("../control/bench.js"),
+};
+
+export async function main(args: string[]): Promise<number> {
+  const only = args.filter((a) => !a.startsWith("--"));
+  const figures: Record<string, unknown> = {};
+  for (const [name, load] of Object.entries(SECTIONS)) {
+    if (only.length > 0 && !only.includes(name)) continue;
+    let mod: { bench(): Promise<Record<string, unknown>> };
+    try {
+      mod = await load();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND") { figures[name] = null; continue; }
+      throw err;
+    }
+    process.stderr.write(`bench: ${name}...\n`);
+    figures[name] = await mod.bench();
+  }
+  process.stdout.write(JSON.stringify(figures) + "\n");
+  return 0;
+}
