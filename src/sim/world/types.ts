@@ -73,8 +73,16 @@ export interface SimWorldApi {
   /** Point between the fingertips in the world frame (where a grasp centres). */
   graspPoint(arm: string): Vec3;
   /**
-   * Damped-least-squares IK for the arm's grasp point to reach `target` (world frame), joint
-   * limits respected, seeded from the current joints. Returns the 7 arm joint positions.
+   * Pose of the arm's grasp frame in the world frame: origin at the grasp point, z = approach
+   * (flange z), y = the axis along which the fingers open. A top-down grasp with yaw ψ is the
+   * quaternion of Rz(ψ)·Rx(π), i.e. [cos(ψ/2), sin(ψ/2), 0, 0] in [x, y, z, w].
+   */
+  graspPose(arm: string): Pose3;
+  /** Indices into jointPositions()/setJointTargets() of the arm's 7 joints and of its gripper. */
+  armJointIndices(arm: string): { joints: number[]; gripper: number };
+  /**
+   * Damped-least-squares IK for the arm's grasp frame (see graspPose) to reach `target` (world
+   * frame), joint limits respected, seeded from the current joints. Returns the 7 arm joint positions.
    */
   solveIk(arm: string, target: Pose3): { ok: boolean; positions: Float64Array; positionErrorM: number; rotationErrorRad: number };
   /** Object held by the arm's gripper, if any. */
