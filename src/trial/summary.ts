@@ -1,0 +1,125 @@
+import { percentile } from "../observe/stats.js";
+
+/** Wilson score interval for a binomial proportion (95 % by default). [0, 0] ... for n = 0 it is null. */
+export function wilsonInterval(successes: number, n: number, z = 1.959963984540054): [number, number] | null {
+  if (n === 0) return null;
+  const p = successes / n;
+  const z2 = z * z;
+  const denom = 1 + z2 / n;
+  const centre = (p + z2 / (2 * n)) / denom;
+  const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denom;
+  return [round4(Math.max(0, centre - half)), round4(Math.min(1, centre + half))];
+}
+
+/** One finished episode, as written to episodes.jsonl. */
+export interface EpisodeRecord {
+  episode: number;
+  task: string;
+  seed: number;
+  outcome: "success" | "failure" | "aborted";
+  steps: number;
+  duration_s: number;
+  /** Checkpoint id → label and the step it latched; absent when never reached. */
+  checkpoints: { id: string; label: "storage" | "update" | "compression"; step: number }[];
+  /** Checkpoints the task defines, so rates can be computed over the ones not reached too. */
+  checkpoints_defined: { id: string; label: "storage" | "update" | "compression" }[];
+  /** Declared subtask-end steps and ground-truth ones (sim), for classifier scoring. */
+  declared_ends: number[];
+  true_ends: number[] | null;
+  planner_latencies_ms: number[];
+  safety_interventions: number;
+  /** Sim seconds per wall second; null on hardware. */
+  realtime_factor: number | null;
+}
+
+/** The run summary of DESIGN.md §5. Fields that do not apply are null, never invented. */
+export interface RunSummary {
+  task: string;
+  policy: string;
+  episodes: number;
+  successes: number;
+  success_rate: number | null;
+  wilson95: [number, number] | null;
+  checkpoint_rates: { storage: number | null; update: number | null; compression: number | null };
+  classifier: { precision: number | null; recall: number | null; mean_offset_steps: number | null };
+  planner: { calls: number; latency_ms_p50: number | null };
+  tick_ms: { p50: number | null; p99: number | null; late: number };
+  safety: { interventions: number };
+  realtime_factor: number | null;
+}
+
+/**
+ * Matches declared subtask ends to ground-truth ends: a declared end within `toleranceSteps` of an
+ * unmatched true end is a true positive (offset = declared - true). Greedy in time order.
+ */
+export function matchSubtaskEnds(declared: readonly number[], truth: readonly number[], toleranceSteps: number): { tp: number; fp: number; fn: number; offsets: number[] } {
+  const used = new Set<number>();
+  const offsets: number[] = [];
+  let tp = 0;
+  for (const d of declared) {
+    let best = -1;
+    for (let i = 0; i < truth.length; i++) {
+      if (used.has(i) || Math.abs(d - truth[i]!) > toleranceSteps) continue;
+      if (best < 0 || Math.abs(d - truth[i]!) < Math.abs(d - truth[best]!)) best = i;
+    }
+    if (best >= 0) { used.add(best); tp++; offsets.push(d - truth[best]!); }
+  }
+  return { tp, fp: declared.length - tp, fn: truth.length - tp, offsets };
+}
+
+/** Builds the run summary from the episode records and per-tick timings. Pure. */
+export function summarizeRun(args: {
+  task: string;
+  policy: string;
+  episodes: readonly EpisodeRecord[];
+  tickMs: readonly number[];
+  lateTicks: number;
+  matchToleranceSteps?: number;
+}): RunSummary {
+  const eps = args.episodes;
+  const n = eps.length;
+  const successes = eps.filter((e) => e.outcome === "success").length;
+  const rate = (label: "storage" | "update" | "compression"): number | null => {
+    let defined = 0, reached = 0;
+    for (const e of eps) {
+      defined += e.checkpoints_defined.filter((c) => c.label === label).length;
+      reached += e.checkpoints.filter((c) => c.label === label).length;
+    }
+    return defined === 0 ? null : round4(reached / defined);
+  };
+  const scored = eps.filter((e) => e.true_ends !== null);
+  let tp = 0, fp = 0, fn = 0;
+  const offsets: number[] = [];
+  for (const e of scored) {
+    const m = matchSubtaskEnds(e.declared_ends, e.true_ends!, args.matchToleranceSteps ?? 10);
+    tp += m.tp; fp += m.fp; fn += m.fn; offsets.push(...m.offsets);
+  }
+  const latencies = eps.flatMap((e) => e.planner_latencies_ms);
+  const rtfs = eps.map((e) => e.realtime_factor).filter((r): r is number => r !== null);
+  return {
+    task: args.task,
+    policy: args.policy,
+    episodes: n,
+    successes,
+    success_rate: n === 0 ? null : round4(successes / n),
+    wilson95: wilsonInterval(successes, n),
+    checkpoint_rates: { storage: rate("storage"), update: rate("update"), compression: rate("compression") },
+    classifier: {
+      precision: scored.length === 0 || tp + fp === 0 ? null : round4(tp / (tp + fp)),
+      recall: scored.length === 0 || tp + fn === 0 ? null : round4(tp / (tp + fn)),
+      mean_offset_steps: offsets.length === 0 ? null : round4(offsets.reduce((a, b) => a + b, 0) / offsets.length),
+    },
+    planner: { calls: latencies.length, latency_ms_p50: latencies.length === 0 ? null : percentile(latencies, 0.5) },
+    tick_ms: {
+      p50: args.tickMs.length === 0 ? null : percentile(args.tickMs, 0.5),
+      p99: args.tickMs.length === 0 ? null : percentile(args.tickMs, 0.99),
+      late: args.lateTicks,
+    },
+    safety: { interventions: eps.reduce((a, e) => a + e.safety_interventions, 0) },
+    realtime_factor: rtfs.length === 0 ? null : round4(rtfs.reduce((a, b) => a + b, 0) / rtfs.length),
+  };
+}
+
+function round4(x: number): number {
+  return Math.round(x * 1e4) / 1e4;
+}

@@ -1,0 +1,38 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { matchSubtaskEnds, summarizeRun, wilsonInterval, type EpisodeRecord } from "../../src/trial/summary.js";
+
+test("wilson interval matches published values", () => {
+  // 45/50: Wilson 95 % = [0.7864, 0.9565] (standard tables).
+  assert.deepEqual(wilsonInterval(45, 50), [0.7864, 0.9565]);
+  assert.deepEqual(wilsonInterval(0, 10), [0, 0.2775]);
+  assert.equal(wilsonInterval(0, 0), null);
+});
+
+test("subtask ends are matched greedily within tolerance", () => {
+  assert.deepEqual(matchSubtaskEnds([12, 50, 90], [10, 60], 5), { tp: 1, fp: 2, fn: 1, offsets: [2] });
+  assert.deepEqual(matchSubtaskEnds([], [10], 5), { tp: 0, fp: 0, fn: 1, offsets: [] });
+});
+
+function ep(outcome: EpisodeRecord["outcome"], reached: string[]): EpisodeRecord {
+  const defined = [{ id: "a", label: "storage" as const }, { id: "b", label: "update" as const }];
+  return {
+    episode: 0, task: "t", seed: 1, outcome, steps: 10, duration_s: 1,
+    checkpoints: defined.filter((c) => reached.includes(c.id)).map((c) => ({ ...c, step: 3 })),
+    checkpoints_defined: defined, declared_ends: [5], true_ends: [6], planner_latencies_ms: [100, 300],
+    safety_interventions: 2, realtime_factor: 4,
+  };
+}
+
+test("summary fills every field from records and leaves what does not apply null", () => {
+  const s = summarizeRun({ task: "t", policy: "p", episodes: [ep("success", ["a", "b"]), ep("failure", ["a"])], tickMs: [1, 2, 3, 4], lateTicks: 1 });
+  assert.equal(s.success_rate, 0.5);
+  assert.deepEqual(s.checkpoint_rates, { storage: 1, update: 0.5, compression: null });
+  assert.deepEqual(s.classifier, { precision: 1, recall: 1, mean_offset_steps: -1 });
+  assert.deepEqual(s.planner, { calls: 4, latency_ms_p50: 100 });
+  assert.deepEqual(s.tick_ms, { p50: 2, p99: 4, late: 1 });
+  assert.equal(s.safety.interventions, 4);
+  const empty = summarizeRun({ task: "t", policy: "p", episodes: [], tickMs: [], lateTicks: 0 });
+  assert.equal(empty.success_rate, null);
+  assert.equal(empty.tick_ms.p50, null);
+});
