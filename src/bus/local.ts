@@ -1,0 +1,272 @@
+import type { RosType } from "../msgs/types.js";
+import { WallClock } from "./clock.js";
+import { incompatiblePolicy, validateQos } from "./qos.js";
+import type { Bus, Clock, Qos } from "./types.js";
+
+/** Options for `LocalBus`. */
+export interface LocalBusOptions {
+  /** Time source for `receivedNs` and for callers (default: a new WallClock; a SimClock in lock-step mode). */
+  clock?: Clock;
+  /** Receives QoS-incompatibility warnings (default: one line on stderr, like rmw's warning). */
+  onWarning?: (message: string) => void;
+  /** Receives errors thrown (or rejected) by subscriber callbacks (default: rethrown asynchronously, naming the topic). */
+  onCallbackError?: (error: Error, topic: string) => void;
+}
+
+/** Per-subscriber delivery counters: what `LocalBus.stats()` returns. */
+export interface SubscriberStats {
+  /** Subscription id, in subscribe order (stable for the bus's life). */
+  id: number;
+  topic: string;
+  type: RosType;
+  qos: Qos;
+  /** Messages handed to the callback. */
+  delivered: number;
+  /** Messages discarded because the keep-last queue was full (the subscriber had not drained). */
+  dropped: number;
+  /** Messages waiting in the queue now. */
+  queued: number;
+}
+
+type OnMessage = (cdr: Uint8Array, receivedNs: bigint) => void;
+
+interface Queued {
+  cdr: Uint8Array;
+  receivedNs: bigint;
+}
+
+interface Subscriber {
+  id: number;
+  topic: string;
+  type: RosType;
+  qos: Qos;
+  onMessage: OnMessage;
+  queue: Queued[];
+  delivered: number;
+  dropped: number;
+  /** A drain is scheduled or a callback's promise is pending. */
+  busy: boolean;
+  active: boolean;
+}
+
+interface Publisher {
+  id: number;
+  qos: Qos;
+  /** transient_local only: the last `depth` messages, replayed to late transient_local subscribers. */
+  history: Queued[];
+}
+
+interface Topic {
+  type: RosType;
+  subscribers: Set<Subscriber>;
+  publishers: Publisher[];
+}
+
+/**
+ * In-process bus with ROS 2 delivery semantics: a topic has one type; every subscriber has its
+ * own keep-last queue of `depth` (older messages are dropped and counted when the subscriber has
+ * not drained; keep_all never drops); transient_local publishers keep their last `depth` messages
+ * for late transient_local subscribers; QoS-incompatible pairs (reliable subscriber / best-effort
+ * publisher, transient_local subscriber / volatile publisher) do not communicate, with a warning,
+ * exactly as rmw does. Delivery is asynchronous (setImmediate, never inside `publish`), one
+ * message at a time per subscriber; a callback returning a promise holds its queue until the
+ * promise settles, which is how a slow subscriber loses messages.
+ *
+ * NOTE: bytes are shared, not copied: a publisher must not mutate a buffer after publishing it,
+ * and subscribers must treat received bytes as read-only.
+ */
+export class LocalBus implements Bus {
+  /** The injected clock; `receivedNs` is its time at publish. */
+  readonly clock: Clock;
+  private readonly topics = new Map<string, Topic>();
+  private readonly allSubscribers: Subscriber[] = [];
+  private readonly warned = new Set<string>();
+  private readonly onWarning: (message: string) => void;
+  private readonly onCallbackError: (error: Error, topic: string) => void;
+  private nextId = 0;
+  private closed = false;
+
+  /** Creates an empty bus; see `LocalBusOptions`. */
+  constructor(options: LocalBusOptions = {}) {
+    this.clock = options.clock ?? new WallClock();
+    this.onWarning = options.onWarning ?? ((m) => process.stderr.write(`[local bus] WARN ${m}\n`));
+    this.onCallbackError =
+      options.onCallbackError ??
+      ((error) => {
+        setImmediate(() => {
+          throw error;
+        });
+      });
+  }
+
+  /** Subscribes to raw CDR; throws on a type mismatch or invalid QoS. Returns the unsubscribe function. */
+  subscribe(topic: string, type: RosType, qos: Qos, onMessage: OnMessage): () => void {
+    this.assertOpen(`subscribe to "${topic}"`);
+    validateQos(qos, topic, "subscriber");
+    const t = this.topicFor(topic, type, "subscribe");
+    const sub: Subscriber = {
+      id: this.nextId++,
+      topic,
+      type,
+      qos: { ...qos },
+      onMessage,
+      queue: [],
+      delivered: 0,
+      dropped: 0,
+      busy: false,
+      active: true,
+    };
+    t.subscribers.add(sub);
+    this.allSubscribers.push(sub);
+    if (qos.durability === "transient_local") {
+      for (const pub of t.publishers) {
+        if (!this.matches(topic, pub, sub)) continue;
+        for (const m of pub.history) this.enqueue(sub, m);
+      }
+    }
+    return () => {
+      if (!sub.active) return;
+      sub.active = false;
+      sub.queue.length = 0;
+      t.subscribers.delete(sub);
+      this.forgetIfUnused(topic, t);
+    };
+  }
+
+  /** Advertises a topic; throws on a type mismatch or invalid QoS. The returned function publishes one message. */
+  advertise(topic: string, type: RosType, qos: Qos): (cdr: Uint8Array) => void {
+    this.assertOpen(`advertise "${topic}"`);
+    validateQos(qos, topic, "publisher");
+    const t = this.topicFor(topic, type, "advertise");
+    const pub: Publisher = { id: this.nextId++, qos: { ...qos }, history: [] };
+    t.publishers.push(pub);
+    const keep = qos.durability === "transient_local" ? (qos.history === "keep_all" ? Infinity : qos.depth) : 0;
+    return (cdr: Uint8Array) => {
+      if (this.closed) throw new Error(`publish on topic "${topic}" after the local bus was closed`);
+      if (!(cdr instanceof Uint8Array)) {
+        throw new Error(`publish on topic "${topic}": expected CDR bytes (Uint8Array), got ${typeof cdr}`);
+      }
+      const m: Queued = { cdr, receivedNs: this.clock.nowNs() };
+      if (keep > 0) {
+        pub.history.push(m);
+        if (pub.history.length > keep) pub.history.shift();
+      }
+      for (const sub of t.subscribers) {
+        if (this.matches(topic, pub, sub)) this.enqueue(sub, m);
+      }
+    };
+  }
+
+  /** Delivery counters of every subscription made on this bus (optionally one topic), including ended ones. */
+  stats(topic?: string): SubscriberStats[] {
+    return this.allSubscribers
+      .filter((s) => topic === undefined || s.topic === topic)
+      .map((s) => ({
+        id: s.id,
+        topic: s.topic,
+        type: s.type,
+        qos: { ...s.qos },
+        delivered: s.delivered,
+        dropped: s.dropped,
+        queued: s.queue.length,
+      }));
+  }
+
+  /** Drops every subscription and pending message; later subscribe/advertise/publish calls throw. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.topics.values()) {
+      for (const s of t.subscribers) {
+        s.active = false;
+        s.queue.length = 0;
+      }
+    }
+    this.topics.clear();
+  }
+
+  private assertOpen(what: string): void {
+    if (this.closed) throw new Error(`cannot ${what}: the local bus is closed`);
+  }
+
+  private topicFor(topic: string, type: RosType, verb: "subscribe" | "advertise"): Topic {
+    if (!topic.startsWith("/")) throw new Error(`cannot ${verb} "${topic}": topic names must be absolute (start with "/")`);
+    let t = this.topics.get(topic);
+    if (t === undefined) {
+      t = { type, subscribers: new Set(), publishers: [] };
+      this.topics.set(topic, t);
+    } else if (t.type !== type) {
+      throw new Error(`cannot ${verb} "${topic}" with type ${type}: the topic already has type ${t.type}`);
+    }
+    return t;
+  }
+
+  private forgetIfUnused(name: string, t: Topic): void {
+    if (t.subscribers.size === 0 && t.publishers.length === 0 && this.topics.get(name) === t) this.topics.delete(name);
+  }
+
+  private matches(topic: string, pub: Publisher, sub: Subscriber): boolean {
+    const policy = incompatiblePolicy(pub.qos, sub.qos);
+    if (policy === null) return true;
+    const key = `${pub.id}:${sub.id}`;
+    if (!this.warned.has(key)) {
+      this.warned.add(key);
+      this.onWarning(
+        `topic "${topic}": publisher offers incompatible QoS (${pub.qos.reliability}, ${pub.qos.durability}) for subscriber ` +
+          `(${sub.qos.reliability}, ${sub.qos.durability}); no messages will be received from it. Last incompatible policy: ${policy}`,
+      );
+    }
+    return false;
+  }
+
+  private enqueue(sub: Subscriber, m: Queued): void {
+    sub.queue.push(m);
+    if (sub.qos.history === "keep_last" && sub.queue.length > sub.qos.depth) {
+      sub.queue.shift();
+      sub.dropped++;
+    }
+    if (!sub.busy) {
+      sub.busy = true;
+      setImmediate(() => this.drain(sub));
+    }
+  }
+
+  /** Delivers queued messages one by one; pauses while a callback's promise is pending. */
+  private drain(sub: Subscriber): void {
+    // Only what was queued when this drain began: messages a callback publishes back onto this
+    // subscriber wait for the next turn, so ping-pong topics cannot starve the event loop.
+    let budget = sub.queue.length;
+    while (sub.active && budget-- > 0) {
+      const m = sub.queue.shift();
+      if (m === undefined) break;
+      sub.delivered++;
+      let result: unknown;
+      try {
+        result = (sub.onMessage as (cdr: Uint8Array, receivedNs: bigint) => unknown)(m.cdr, m.receivedNs);
+      } catch (err) {
+        this.reportCallbackError(sub, err);
+        continue;
+      }
+      if (isPromiseLike(result)) {
+        result.then(
+          () => this.drain(sub),
+          (err: unknown) => {
+            this.reportCallbackError(sub, err);
+            this.drain(sub);
+          },
+        );
+        return;
+      }
+    }
+    if (sub.active && sub.queue.length > 0) setImmediate(() => this.drain(sub));
+    else sub.busy = false;
+  }
+
+  private reportCallbackError(sub: Subscriber, err: unknown): void {
+    const message = err instanceof Error ? err.message : String(err);
+    this.onCallbackError(new Error(`subscriber callback on topic "${sub.topic}" (${sub.type}) failed: ${message}`, { cause: err }), sub.topic);
+  }
+}
+
+function isPromiseLike(v: unknown): v is PromiseLike<unknown> {
+  return typeof v === "object" && v !== null && typeof (v as { then?: unknown }).then === "function";
+}

@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { SimClock, TopicClock, WallClock, clockMessageNs } from "../../src/bus/clock.js";
+
+test("SimClock wakes sleepers in time order (ties in call order) with nowNs at their wake time", async () => {
+  const clock = new SimClock(100n);
+  const order: Array<[string, bigint]> = [];
+  const sleep = (name: string, at: bigint): void => {
+    void clock.sleepUntil(at).then(() => order.push([name, clock.nowNs()]));
+  };
+  sleep("c", 300n);
+  sleep("a", 150n);
+  sleep("b", 200n);
+  sleep("b2", 200n);
+  sleep("late", 900n);
+  assert.equal(clock.pendingSleepers, 5);
+  await clock.advanceTo(300n);
+  assert.deepEqual(order, [["a", 150n], ["b", 200n], ["b2", 200n], ["c", 300n]]);
+  assert.equal(clock.nowNs(), 300n);
+  assert.equal(clock.pendingSleepers, 1);
+  await clock.advanceBy(1000n);
+  assert.deepEqual(order.at(-1), ["late", 900n]);
+  assert.equal(clock.nowNs(), 1300n);
+});
+
+test("SimClock runs a periodic loop in lock-step, including sleepers added during the advance", async () => {
+  const clock = new SimClock(0n);
+  const ticks: bigint[] = [];
+  void (async () => {
+    for (let t = 10n; t <= 50n; t += 10n) {
+      await clock.sleepUntil(t);
+      ticks.push(clock.nowNs());
+    }
+  })();
+  await clock.advanceTo(35n);
+  assert.deepEqual(ticks, [10n, 20n, 30n]);
+  await clock.advanceTo(100n);
+  assert.deepEqual(ticks, [10n, 20n, 30n, 40n, 50n]);
+});
+
+test("SimClock refuses to go backwards and resolves past times at once", async () => {
+  const clock = new SimClock(50n);
+  await assert.rejects(clock.advanceTo(10n), /target 10 ns is before current sim time 50 ns/);
+  await assert.rejects(clock.advanceBy(-1n), /delta -1 ns is negative/);
+  await clock.sleepUntil(20n); // already past
+  await clock.advanceTo(60n); // still usable after a rejected advance
+  assert.equal(clock.nowNs(), 60n);
+});
+
+test("WallClock is epoch nanoseconds and sleepUntil waits at least until the target", async () => {
+  const clock = new WallClock();
+  const now = clock.nowNs();
+  assert.ok(Math.abs(Number(now / 1_000_000n) - Date.now()) < 1000);
+  const target = now + 15_000_000n;
+  await clock.sleepUntil(target);
+  assert.ok(clock.nowNs() >= target);
+});
+
+test("TopicClock: 0 before /clock, advances with messages, treats an earlier message as a jump", async () => {
+  const clock = new TopicClock();
+  assert.equal(clock.nowNs(), 0n);
+  assert.equal(clock.hasTime, false);
+  let woke = false;
+  void clock.sleepUntil(2_000_000_000n).then(() => (woke = true));
+  await clock.feed(1_500_000_000n);
+  assert.equal(woke, false);
+  await clock.feed(2_000_000_000n);
+  assert.equal(woke, true);
+  await clock.feed(1_000_000_000n);
+  assert.equal(clock.nowNs(), 1_000_000_000n);
+});
+
+test("clockMessageNs decodes CDR rosgraph_msgs/Clock and rejects short bytes", () => {
+  const cdr = new Uint8Array(12);
+  const v = new DataView(cdr.buffer);
+  v.setUint16(0, 0x0001, false); // CDR little-endian
+  v.setInt32(4, 12, true);
+  v.setUint32(8, 345, true);
+  assert.equal(clockMessageNs(cdr), 12_000_000_345n);
+  assert.throws(() => clockMessageNs(cdr.subarray(0, 8)), /8 bytes; expected at least 12/);
+});
