@@ -1,0 +1,37 @@
+/**
+ * What the sim needs to know about one arm beyond the profile: its kinematic chain (DH), where
+ * its base sits in the world, and simple collision/render geometry for links, hand and fingers.
+ */
+import type { ArmKinematics } from "../kinematics/DhChain.js";
+import type { Transform } from "../kinematics/transform.js";
+import type { Vec3 } from "../world/types.js";
+
+/** Geometry and kinematics of one simulated arm. Lengths in m. */
+export interface ArmModel {
+  /** Profile arm name ("left", "right", "arm"). */
+  name: string;
+  /** DH chain with joint limits already taken from the profile. */
+  kinematics: ArmKinematics;
+  /** The arm's base frame in the world frame. */
+  baseInWorld: Transform;
+  /** Radius of the cylinder drawn between consecutive link origins. */
+  linkRadius: number;
+  /** Hand (palm) box, in the grasp (tool) frame: half extents and centre. */
+  hand: { halfExtents: Vec3; center: Vec3 };
+  /** Each finger is a box; its centre is at (0, ±(width/2 + halfExtents[1]), centerZ) in the tool frame. */
+  finger: { halfExtents: Vec3; centerZ: number };
+  /** Link colours for rendering. */
+  color: Vec3;
+}
+
+/** Reads the 7 joint limits of an arm from the profile's joint list. */
+export function limitsFor(jointNames: string[], joints: { name: string; lower: number; upper: number }[]): { lower: number[]; upper: number[] } {
+  const lower: number[] = [], upper: number[] = [];
+  for (const n of jointNames) {
+    const j = joints.find((x) => x.name === n);
+    if (!j) throw new Error(`robot profile: arm joint "${n}" is not in joints[] (known: ${joints.map((x) => x.name).join(", ")})`);
+    lower.push(j.lower);
+    upper.push(j.upper);
+  }
+  return { lower, upper };
+}

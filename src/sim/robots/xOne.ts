@@ -1,0 +1,43 @@
+/**
+ * X-One arms. NOTE: the X-One's exact kinematics are not published; each arm is modelled as a
+ * Panda-like 7-DoF chain (same joint axes and offsets topology, modified DH) with its own
+ * lengths: shoulder 0.30 m, upper arm 0.33 m, forearm 0.36 m, elbow offset 0.08 m, wrist
+ * offset 0.088 m, flange 0.10 m, and a parallel gripper whose fingertip centre is 0.11 m past
+ * the flange (tool frame = flange frame, no hand rotation). Reach at the table top is about
+ * 0.8 m, enough for the task area from either arm base. Joint limits come from the profile.
+ */
+import type { DhRow } from "../kinematics/DhChain.js";
+import { translation } from "../kinematics/transform.js";
+import type { ArmModel } from "./ArmModel.js";
+
+const H = Math.PI / 2;
+
+/** X-One arm DH rows, joints 1..7 (Craig convention, approximate). */
+export const X_ONE_DH: DhRow[] = [
+  { a: 0, d: 0.30, alpha: 0 },
+  { a: 0, d: 0, alpha: -H },
+  { a: 0, d: 0.33, alpha: H },
+  { a: 0.08, d: 0, alpha: H },
+  { a: -0.08, d: 0.36, alpha: -H },
+  { a: 0, d: 0, alpha: H },
+  { a: 0.088, d: 0, alpha: H },
+];
+
+/** Link 7 → flange. */
+export const X_ONE_FLANGE: DhRow = { a: 0, d: 0.10, alpha: 0 };
+
+/** Flange → fingertip centre, m. */
+export const X_ONE_TCP_OFFSET_M = 0.11;
+
+/** One X-One arm model; `lower`/`upper` come from the profile. */
+export function xOneArm(name: string, lower: number[], upper: number[], baseInWorld: Float64Array): ArmModel {
+  return {
+    name,
+    kinematics: { joints: X_ONE_DH, flange: X_ONE_FLANGE, flangeToTcp: translation(0, 0, X_ONE_TCP_OFFSET_M), lower, upper },
+    baseInWorld,
+    linkRadius: 0.045,
+    hand: { halfExtents: [0.025, 0.09, 0.03], center: [0, 0, -0.08] },
+    finger: { halfExtents: [0.01, 0.008, 0.027], centerZ: -0.02 },
+    color: name === "left" ? [200, 200, 210] : [210, 200, 200],
+  };
+}
