@@ -1,0 +1,77 @@
+/**
+ * Schema of a run config (`launch/<name>.yaml`, not `*.launch.yaml`): what `engram run` and
+ * `engram sim` read. Paths (robot, policy bundle, output) are relative to the repo root, which is
+ * the folder above `launch/`. Defaults are filled in so callers get a complete RunConfig.
+ */
+import { z } from "zod";
+import { addIssue, finite, name, topic } from "./common.js";
+
+/** Task ids the sim twin knows (DESIGN.md §5). */
+export const TASK_IDS = ["put-back-block", "rearrange-blocks", "swap-blocks", "cover-blocks", "press-button"] as const;
+
+const busSchema = z.discriminatedUnion("kind", [
+  /** In-process bus (sim twin and runtime in one process). */
+  z.object({ kind: z.literal("local") }).strict(),
+  /** Live ROS 2 via rclnodejs; needs ROS_DISTRO and AMENT_PREFIX_PATH. */
+  z.object({ kind: z.literal("ros2"), node_name: name.default("engram"), domain_id: z.number().int().min(0).max(232).optional(), use_sim_time: z.boolean().default(false) }).strict(),
+  /** An MCAP recording played back as the robot. */
+  z.object({ kind: z.literal("replay"), file: name, rate: finite.positive().optional(), as_fast_as_possible: z.boolean().default(false) }).strict(),
+]);
+
+const plannerSchema = z.object({
+  kind: z.enum(["openai", "scripted", "oracle", "none"]),
+  url: z.string().url().optional(),
+  model: z.string().min(1).optional(),
+  timeout_ms: z.number().int().positive().default(10000),
+  retries: z.number().int().min(0).max(10).default(2),
+}).strict().superRefine((p, ctx) => {
+  if (p.kind === "openai" && !p.url) addIssue(ctx, ["url"], "expected a url (e.g. http://127.0.0.1:8000/v1) when kind is \"openai\"");
+  if (p.kind === "openai" && !p.model) addIssue(ctx, ["model"], "expected a model name when kind is \"openai\"");
+});
+
+const runConfigObject = z.object({
+  name,
+  description: z.string().default(""),
+  /** Robot profile path, e.g. robots/x-one.yaml. */
+  robot: name,
+  bus: busSchema,
+  sim: z.object({
+    enabled: z.boolean(),
+    /** lockstep: sim clock advanced to each tick (deterministic); realtime: paced on the wall clock. */
+    mode: z.enum(["lockstep", "realtime"]).default("lockstep"),
+    physics_hz: z.number().int().min(240).default(240),
+    seed: z.number().int().nonnegative().default(0),
+  }).strict(),
+  task: z.enum(TASK_IDS),
+  episodes: z.number().int().positive().default(1),
+  policy: z.object({
+    /** Policy bundle folder holding policy.yaml (null: no learned policy, e.g. sim expert only). */
+    bundle: name.nullable().default(null),
+    anchor: z.boolean().default(true),
+    sliding: z.boolean().default(true),
+    key_memory: z.boolean().default(true),
+    classifier: z.enum(["learned", "oracle"]).default("learned"),
+    planner: plannerSchema,
+  }).strict(),
+  control: z.object({
+    control_hz: finite.min(5).max(10),
+    /** Steps executed per chunk before re-inferring; null = the policy's horizon H. */
+    execute_steps: z.number().int().positive().nullable().default(null),
+    temporal_ensemble: z.boolean().default(false),
+  }).strict(),
+  /** Output folder; null = runs/<timestamp>-<name>/. */
+  output: z.string().min(1).nullable().default(null),
+  record: z.object({
+    enabled: z.boolean().default(true),
+    /** Topics to record; empty = every topic the run uses. */
+    topics: z.array(topic).default([]),
+  }).strict(),
+}).strict();
+
+/** Zod schema of a run config YAML. */
+export const runConfigSchema = runConfigObject.superRefine((c, ctx) => {
+  if (c.bus.kind === "replay" && c.sim.enabled) addIssue(ctx, ["sim", "enabled"], "expected false when bus.kind is \"replay\" (the recording is the robot)");
+});
+
+/** A validated run config with defaults filled in. */
+export type RunConfig = z.output<typeof runConfigSchema>;

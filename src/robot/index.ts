@@ -1,0 +1,7 @@
+/** Robot layer: profile model, loading with calibrations, policy layouts, calibration helpers. */
+export type { ArmSpec, CameraCalibration, CameraSpec, CommandSpec, JointSpec, LayoutSpec, RobotProfile, SafetySpec } from "./types.js";
+export { loadRobotProfile } from "./loadRobotProfile.js";
+export type { LoadedRobot } from "./loadRobotProfile.js";
+export { fromPolicyVector, getLayout, layoutDim, toPolicyVector } from "./layout.js";
+export type { JointVector } from "./layout.js";
+export { cameraInfoFromCalibration, parentToOptical, projectPoint, rotate } from "./calibration.js";

@@ -1,0 +1,47 @@
+/**
+ * Loads a robot profile (`robots/<name>.yaml`) and every camera calibration file it names.
+ * Calibration paths are relative to the repo root (the folder above robots/).
+ */
+import { isAbsolute, relative, resolve } from "node:path";
+import { ConfigError, configRoot, loadCalibration, loadYamlOrThrow, missingFileIssue, resolveRef, robotProfileSchema } from "../config/index.js";
+import type { ConfigIssue } from "../config/index.js";
+import type { CameraCalibration, RobotProfile } from "./types.js";
+
+/** A validated profile with its cameras' calibrations. */
+export interface LoadedRobot {
+  profile: RobotProfile;
+  /** Calibration by camera name (every camera in the profile has one). */
+  calibrations: Record<string, CameraCalibration>;
+  /** Absolute path of the profile file. */
+  path: string;
+}
+
+/**
+ * Loads and validates `file` and its calibration files. Throws a ConfigError listing every problem
+ * at once: schema and cross-field errors of the profile, missing calibration files (at the
+ * profile's `cameras[i].calibration` line), and errors inside the calibration files themselves.
+ * `root` overrides the folder calibration paths resolve against.
+ */
+export function loadRobotProfile(file: string, root = configRoot(file)): LoadedRobot {
+  const { value: profile, source } = loadYamlOrThrow(file, robotProfileSchema);
+  const issues: ConfigIssue[] = [];
+  const calibrations: Record<string, CameraCalibration> = {};
+  profile.cameras.forEach((cam, i) => {
+    const missing = missingFileIssue(source, ["cameras", i, "calibration"], root, cam.calibration, `calibration file for camera "${cam.name}"`);
+    if (missing) { issues.push(missing); return; }
+    try {
+      calibrations[cam.name] = loadCalibration(displayPath(resolveRef(root, cam.calibration)));
+    } catch (err) {
+      if (err instanceof ConfigError) issues.push(...err.issues);
+      else throw err;
+    }
+  });
+  if (issues.length > 0) throw new ConfigError(issues);
+  return { profile, calibrations, path: resolve(file) };
+}
+
+/** A path relative to the working directory when it lies below it (shorter error messages). */
+function displayPath(p: string): string {
+  const rel = relative(process.cwd(), p);
+  return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : p;
+}
