@@ -1,0 +1,4 @@
+/** ROS 2 messages: TS record types, bundled schemas and the CDR codec. */
+export * from "./types.js";
+export { KNOWN_TYPES, isKnownType, schemaTextFor, splitTypeName, dependenciesOf } from "./schemas.js";
+export { type Codec, codecFor, codecFromSchema, encode, decode } from "./codec.js";
