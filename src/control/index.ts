@@ -1,0 +1,16 @@
+/** Control layer: action scheduler, safety filter, watchdogs and stops, output adapters. */
+export * from "./types.js";
+export { ActionScheduler, acceptChunk, actionAt, advance, needsChunk, pendingChunk, EMPTY_SCHEDULE, type SchedulerOptions, type SchedulerState, type PlacedChunk } from "./actionScheduler.js";
+export { SafetyFilter, type SafetyFilterOptions, type ForwardKinematics } from "./safetyFilter.js";
+export { resolveLimits, clamp, EE_DIMS, type DimLimit } from "./limits.js";
+export { Watchdog, watchedTopics, checkTimeout, type WatchedTopic } from "./watchdog.js";
+export { StopLatch, type StopLatchOptions, type ResumeSource } from "./stopLatch.js";
+export { InterventionCounter, type InterventionCounts } from "./interventionCounter.js";
+export * from "./output/index.js";
+
+import type { Gate } from "./types.js";
+
+/** The first hold among `gates` (checked in order of priority: e-stop first), or ok. */
+export function firstHold(...gates: Gate[]): Gate {
+  return gates.find((g) => g.kind === "hold") ?? { kind: "ok" };
+}

@@ -1,0 +1,119 @@
+import { timeFromNs, type Duration, type JointTrajectory, type JointTrajectoryPoint } from "../../msgs/types.js";
+import type { ActionChunk } from "../../policy/types.js";
+import type { RobotProfile } from "../../robot/types.js";
+import type { JointCommand, JointPositions } from "../types.js";
+import { routeJoints, type JointRouting } from "./jointOrder.js";
+import type { OutputAdapter, Outgoing } from "./types.js";
+
+/** Options shared by the joint-space adapters. */
+export interface JointOutputOptions {
+  /** Rate the points are spaced at; default profile.control_hz. */
+  controlHz?: number;
+  /** Stream only: publish sensor_msgs/JointState (default) or a one-point JointTrajectory. */
+  streamAs?: "joint_state" | "trajectory_point";
+}
+
+/** time_from_start of point k (0-based) at `hz`: (k+1)/hz, as builtin_interfaces/Duration. */
+export function pointTime(k: number, hz: number): Duration {
+  const ns = Math.round(((k + 1) * 1e9) / hz);
+  return { sec: Math.floor(ns / 1e9), nanosec: ns % 1e9 };
+}
+
+/** One JointTrajectory point with positions only (the controller interpolates velocities). */
+function point(positions: Float64Array, k: number, hz: number): JointTrajectoryPoint {
+  return { positions, velocities: [], accelerations: [], effort: [], time_from_start: pointTime(k, hz) };
+}
+
+/**
+ * `trajectory` interface: each new chunk becomes one trajectory_msgs/JointTrajectory for ros2_controllers'
+ * joint_trajectory_controller: H points, time_from_start = (k+1)/control_hz, joint_names =
+ * command.joint_order (driver order; joints the layout lacks hold their measured position), header
+ * stamp = now. A new trajectory replaces the running one in the controller. Hold: a one-point
+ * trajectory at the measured position (reached in 1/control_hz), or with hold = stop_publishing an
+ * EMPTY trajectory, which the controller takes as "stop and hold" (NOTE: publishing nothing would
+ * let it finish the running chunk).
+ */
+export function trajectoryOutput(profile: RobotProfile, layoutNames: readonly string[], opts: JointOutputOptions = {}): OutputAdapter {
+  const hz = opts.controlHz ?? profile.control_hz;
+  const route = routeJoints(profile, layoutNames);
+  const topic = profile.command.joint_topic;
+  const names = [...profile.command.joint_order];
+  const traj = (stampNs: bigint, points: JointTrajectoryPoint[]): Outgoing => ({
+    topic, type: "trajectory_msgs/msg/JointTrajectory",
+    message: { header: { stamp: timeFromNs(stampNs), frame_id: "" }, joint_names: names, points } satisfies JointTrajectory,
+  });
+  return {
+    kind: "trajectory",
+    advertisements: advertised(topic, "trajectory_msgs/msg/JointTrajectory", route),
+    buildChunk(chunk: ActionChunk, stampNs: bigint, measured?: JointPositions): Outgoing[] {
+      const d = chunk.dim;
+      const points: JointTrajectoryPoint[] = [];
+      for (let k = 0; k < chunk.horizon; k++) {
+        points.push(point(route.map.permute(chunk.actions.subarray(k * d, (k + 1) * d), measured), k, hz));
+      }
+      return [traj(stampNs, points)];
+    },
+    buildStep(command: JointCommand): Outgoing[] {
+      return gripperOut(route, command.positions);
+    },
+    buildHold(measured: JointPositions, stampNs: bigint): Outgoing[] {
+      if (profile.command.hold === "stop_publishing") return [traj(stampNs, [])];
+      const held = Float64Array.from(names, (n) => measuredOf(measured, n));
+      return [traj(stampNs, [point(held, 0, hz)]), ...gripperHold(route, measured)];
+    },
+  };
+}
+
+/**
+ * `stream` interface: one target per tick on command.joint_topic, as sensor_msgs/JointState (name =
+ * joint_order, position only) or a one-point JointTrajectory (time 1/control_hz). Hold: the
+ * measured position, or nothing (hold = stop_publishing; a streaming driver holds its last target).
+ */
+export function streamOutput(profile: RobotProfile, layoutNames: readonly string[], opts: JointOutputOptions = {}): OutputAdapter {
+  const hz = opts.controlHz ?? profile.control_hz;
+  const route = routeJoints(profile, layoutNames);
+  const topic = profile.command.joint_topic;
+  const names = [...profile.command.joint_order];
+  const asState = (opts.streamAs ?? "joint_state") === "joint_state";
+  const target = (positions: Float64Array, stampNs: bigint): Outgoing => {
+    const header = { stamp: timeFromNs(stampNs), frame_id: "" };
+    return asState
+      ? { topic, type: "sensor_msgs/msg/JointState", message: { header, name: names, position: positions, velocity: [], effort: [] } }
+      : { topic, type: "trajectory_msgs/msg/JointTrajectory", message: { header, joint_names: names, points: [point(positions, 0, hz)] } };
+  };
+  return {
+    kind: "stream",
+    advertisements: advertised(topic, asState ? "sensor_msgs/msg/JointState" : "trajectory_msgs/msg/JointTrajectory", route),
+    buildChunk(): Outgoing[] {
+      return [];
+    },
+    buildStep(command: JointCommand, stampNs: bigint, measured?: JointPositions): Outgoing[] {
+      return [target(route.map.permute(command.positions, measured), stampNs), ...gripperOut(route, command.positions)];
+    },
+    buildHold(measured: JointPositions, stampNs: bigint): Outgoing[] {
+      if (profile.command.hold === "stop_publishing") return [];
+      return [target(Float64Array.from(names, (n) => measuredOf(measured, n)), stampNs), ...gripperHold(route, measured)];
+    },
+  };
+}
+
+function advertised(topic: string, type: OutputAdapter["advertisements"][number]["type"], route: JointRouting): OutputAdapter["advertisements"] {
+  return route.gripper ? [{ topic, type }, { topic: route.gripper.topic, type: "std_msgs/msg/Float32" }] : [{ topic, type }];
+}
+
+function gripperOut(route: JointRouting, values: ArrayLike<number>): Outgoing[] {
+  const g = route.gripper;
+  return g ? [{ topic: g.topic, type: "std_msgs/msg/Float32", message: { data: values[g.index]! } }] : [];
+}
+
+function gripperHold(route: JointRouting, measured: JointPositions): Outgoing[] {
+  const g = route.gripper;
+  return g ? [{ topic: g.topic, type: "std_msgs/msg/Float32", message: { data: measuredOf(measured, g.joint) } }] : [];
+}
+
+/** The measured position of `joint`; throws naming it when the joint state lacks it. */
+export function measuredOf(measured: JointPositions, joint: string): number {
+  const v = measured[joint];
+  if (v === undefined) throw new Error(`hold: measured joint state has no position for "${joint}" (has: ${Object.keys(measured).join(", ")})`);
+  return v;
+}

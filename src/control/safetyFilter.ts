@@ -1,0 +1,231 @@
+import type { ActionChunk } from "../policy/types.js";
+import type { LayoutSpec, RobotProfile } from "../robot/types.js";
+import { clamp, resolveLimits, sameNames, type DimLimit } from "./limits.js";
+import type { Hold, Intervention, JointCommand, JointPositions, Verdict } from "./types.js";
+
+/** End-effector positions (workspace frame, m) for a full joint vector; used to box joint-space targets. */
+export type ForwardKinematics = (positions: JointPositions) => Array<{ name: string; xyz: [number, number, number] }>;
+
+/** How a SafetyFilter is built. */
+export interface SafetyFilterOptions {
+  profile: RobotProfile;
+  /** The policy-facing layout the chunks use (a value of `profile.layouts`). */
+  layout: LayoutSpec;
+  /** Control rate; defaults to profile.control_hz. Sets the velocity bound velocity_limit / control_hz. */
+  controlHz?: number;
+  /** Optional FK for joint layouts: a target whose end effector leaves safety.workspace holds. */
+  forwardKinematics?: ForwardKinematics;
+}
+
+/** At most this many offending values travel in a hold (the event log stays readable). */
+const MAX_VALUES = 16;
+
+/**
+ * The safety filter between the action scheduler and the output adapter (on by default; limits
+ * from the robot profile). Two checks:
+ * - `checkChunk` validates a whole chunk when it arrives: shape, joint names, NaN/Inf (any of these
+ *   rejects the whole chunk → hold, the chunk is dropped), then clamps every row into position
+ *   limits / gripper range / workspace box and, given a start position, rate-limits row by row
+ *   (what the trajectory output publishes). Stateless.
+ * - `checkStep` checks the command of one tick and rate-limits it against the last command sent,
+ *   or the measured position after start or a hold (the ramp). Stateful: remembers the last command.
+ *
+ * Never throws on bad actions: returns a Verdict. Throws only at construction on a bad profile.
+ */
+export class SafetyFilter {
+  /** Per-dim limits in layout order. */
+  readonly limits: readonly DimLimit[];
+  private readonly byName: Map<string, DimLimit>;
+  private readonly fk?: ForwardKinematics;
+  private readonly workspace: RobotProfile["safety"]["workspace"];
+  private readonly robot: string;
+  private last: JointCommand | null = null;
+
+  constructor(opts: SafetyFilterOptions) {
+    this.limits = resolveLimits(opts.profile, opts.layout, opts.controlHz ?? opts.profile.control_hz);
+    this.byName = new Map(this.limits.map((l) => [l.name, l]));
+    this.fk = opts.layout.kind === "joint" ? opts.forwardKinematics : undefined;
+    this.workspace = opts.profile.safety.workspace;
+    this.robot = opts.profile.name;
+  }
+
+  /** Validates and clamps a whole chunk; with `from`, also ramps row 0 from it and limits each row's delta. */
+  checkChunk(chunk: ActionChunk, from?: JointPositions): Verdict<ActionChunk> {
+    const dims = this.resolveNames(chunk.jointNames, chunk.dim, chunk.horizon, chunk.actions.length);
+    if (!Array.isArray(dims)) return dims;
+    const bad = nonFinite(chunk.actions, chunk.jointNames, chunk.dim);
+    if (bad) return bad;
+    const out = new Float64Array(chunk.actions);
+    const acc = new Map<string, Intervention>();
+    let prev: Float64Array | null = null;
+    if (from) {
+      const start = this.startFrom(dims, from);
+      if (!(start instanceof Float64Array)) return start;
+      prev = start;
+    }
+    for (let k = 0; k < chunk.horizon; k++) {
+      const row = out.subarray(k * chunk.dim, (k + 1) * chunk.dim);
+      limitRow(row, dims, prev, acc, k);
+      const ws = this.checkWorkspace(chunk.jointNames, row, from, k);
+      if (ws) return ws;
+      prev = row;
+    }
+    const command: ActionChunk = { jointNames: [...chunk.jointNames], actions: out, horizon: chunk.horizon, dim: chunk.dim };
+    return acc.size === 0 ? { kind: "pass", command } : { kind: "clamped", command, interventions: [...acc.values()] };
+  }
+
+  /**
+   * Checks one tick's command. Rate-limits against the last command this filter let through, or
+   * against `measured` after start, `noteHold()` or a hold verdict (the first command ramps).
+   */
+  checkStep(command: JointCommand, measured?: JointPositions): Verdict<JointCommand> {
+    const dim = command.jointNames.length;
+    const dims = this.resolveNames(command.jointNames, dim, 1, command.positions.length);
+    if (!Array.isArray(dims)) return this.holding(dims);
+    const bad = nonFinite(command.positions, command.jointNames, dim);
+    if (bad) return this.holding(bad);
+    let prev: Float64Array | null = null;
+    if (this.last && sameNames(this.last.jointNames, command.jointNames)) {
+      prev = this.last.positions;
+    } else {
+      // No command yet (start), after a hold, or the layout changed: ramp from the measured position.
+      if (!measured) {
+        return this.holding({ kind: "hold", reason: "stale", details: `no measured joint state to ramp the first command from [robot=${this.robot}]` });
+      }
+      const start = this.startFrom(dims, measured);
+      if (!(start instanceof Float64Array)) return this.holding(start);
+      prev = start;
+    }
+    const row = new Float64Array(command.positions);
+    const acc = new Map<string, Intervention>();
+    limitRow(row, dims, prev, acc, undefined);
+    const ws = this.checkWorkspace(command.jointNames, row, measured, undefined);
+    if (ws) return this.holding(ws);
+    const out: JointCommand = { jointNames: [...command.jointNames], positions: row };
+    this.last = out;
+    return acc.size === 0 ? { kind: "pass", command: out } : { kind: "clamped", command: out, interventions: [...acc.values()] };
+  }
+
+  /** Forget the last command: the next `checkStep` ramps from the measured position. Call on every hold. */
+  noteHold(): void {
+    this.last = null;
+  }
+
+  /** The last command let through by `checkStep`, or null after start/hold. */
+  lastCommand(): JointCommand | null {
+    return this.last;
+  }
+
+  private holding(h: Hold): Hold {
+    this.last = null;
+    return h;
+  }
+
+  /** Maps names to limits; a hold when shape or names are wrong. */
+  private resolveNames(names: string[], dim: number, horizon: number, length: number): DimLimit[] | Hold {
+    const expected = this.limits.length;
+    if (dim !== expected || names.length !== expected || !(horizon >= 1) || length !== horizon * dim) {
+      return {
+        kind: "hold", reason: "wrong_length",
+        details: `action shape horizon=${horizon} dim=${dim} names=${names.length} values=${length}; expected dim ${expected} and values = horizon x dim [robot=${this.robot}]`,
+        values: [{ value: length }],
+      };
+    }
+    const dims: DimLimit[] = [];
+    for (const n of names) {
+      const l = this.byName.get(n);
+      if (!l) {
+        return { kind: "hold", reason: "unknown_joint", details: `action joint "${n}" is not in the layout (${this.limits.map((x) => x.name).join(", ")}) [robot=${this.robot}]`, values: [{ joint: n, value: n }] };
+      }
+      dims.push(l);
+    }
+    if (new Set(names).size !== names.length) {
+      return { kind: "hold", reason: "wrong_joints", details: `action joint names repeat a joint: ${names.join(", ")} [robot=${this.robot}]` };
+    }
+    return dims;
+  }
+
+  /** Ramp start vector from measured positions (NaN for pose dims, which have no rate bound). */
+  private startFrom(dims: DimLimit[], measured: JointPositions): Float64Array | Hold {
+    const start = new Float64Array(dims.length);
+    for (let i = 0; i < dims.length; i++) {
+      const key = dims[i]!.measuredKey;
+      if (key === null) { start[i] = Number.NaN; continue; }
+      const v = measured[key];
+      if (v === undefined || !Number.isFinite(v)) {
+        return { kind: "hold", reason: "stale", details: `measured joint state lacks a finite position for "${key}" (got ${v}) to ramp from [robot=${this.robot}]`, values: [{ joint: key, value: String(v) }] };
+      }
+      start[i] = v;
+    }
+    return start;
+  }
+
+  private checkWorkspace(names: string[], row: Float64Array, measured: JointPositions | undefined, step: number | undefined): Hold | null {
+    if (!this.fk) return null;
+    const full: Record<string, number> = { ...(measured ?? {}) };
+    names.forEach((n, i) => { full[n] = row[i]!; });
+    const { min, max, frame } = this.workspace;
+    for (const ee of this.fk(full)) {
+      const out = ee.xyz.findIndex((v, i) => !(v >= min[i]! && v <= max[i]!));
+      if (out >= 0) {
+        return {
+          kind: "hold", reason: "workspace",
+          details: `end effector "${ee.name}" target ${"xyz"[out]}=${ee.xyz[out]!.toFixed(3)} m is outside the workspace [${min[out]}, ${max[out]}] in ${frame}${step === undefined ? "" : ` at step ${step}`} [robot=${this.robot}]`,
+          values: [{ step, joint: ee.name, value: ee.xyz[out]! }],
+        };
+      }
+    }
+    return null;
+  }
+}
+
+/** Clamps one row in place: range, then per-tick delta against `prev`, then range again (the ramp never leaves the limits). */
+function limitRow(row: Float64Array, dims: DimLimit[], prev: Float64Array | null, acc: Map<string, Intervention>, step: number | undefined): void {
+  for (let i = 0; i < dims.length; i++) {
+    const d = dims[i]!;
+    const requested = row[i]!;
+    let v = clamp(requested, d.lower, d.upper);
+    if (v !== requested) note(acc, d.rangeKind, d.name, requested, v, requested < d.lower ? d.lower : d.upper, step);
+    const p = prev ? prev[i]! : Number.NaN;
+    if (d.maxStep !== Infinity && !Number.isNaN(p)) {
+      const limited = clamp(v, p - d.maxStep, p + d.maxStep);
+      if (limited !== v) note(acc, d.stepKind, d.name, v, limited, d.maxStep, step);
+      v = clamp(limited, d.lower, d.upper);
+    }
+    row[i] = v;
+  }
+}
+
+/** Adds an intervention, merging with one of the same kind on the same joint (keeps the worst). */
+function note(acc: Map<string, Intervention>, kind: Intervention["kind"], joint: string, requested: number, applied: number, limit: number, step: number | undefined): void {
+  const key = `${kind}|${joint}`;
+  const had = acc.get(key);
+  if (!had) {
+    acc.set(key, step === undefined ? { kind, joint, requested, applied, limit, count: 1 } : { kind, joint, requested, applied, limit, step, count: 1 });
+    return;
+  }
+  had.count++;
+  if (Math.abs(requested - applied) > Math.abs(had.requested - had.applied)) {
+    had.requested = requested;
+    had.applied = applied;
+  }
+}
+
+/** A hold naming every NaN/Inf entry (row, joint, value), or null when all are finite. */
+function nonFinite(values: Float64Array, names: string[], dim: number): Hold | null {
+  const found: NonNullable<Hold["values"]> = [];
+  let total = 0;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (Number.isFinite(v)) continue;
+    total++;
+    if (found.length < MAX_VALUES) found.push({ step: Math.floor(i / dim), joint: names[i % dim]!, value: String(v) });
+  }
+  if (total === 0) return null;
+  const first = found[0]!;
+  return {
+    kind: "hold", reason: "non_finite",
+    details: `${total} non-finite action value(s), first ${first.value} at step ${first.step} joint "${first.joint}"; whole chunk rejected`,
+    values: found,
+  };
+}

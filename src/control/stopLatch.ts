@@ -1,0 +1,87 @@
+import type { SafetySpec } from "../robot/types.js";
+import type { Gate } from "./types.js";
+
+/** How the latch is built from the profile's safety section. */
+export interface StopLatchOptions {
+  safety: Pick<SafetySpec, "estop_topic" | "resume_topic" | "deadman_topic">;
+  /**
+   * Max age of the last deadman message before commands stop (ms). NOTE: the profile has no field
+   * for it; 500 ms (a 2 Hz minimum deadman rate) unless set.
+   */
+  deadmanStaleAfterMs?: number;
+}
+
+/** Where a resume came from (event log). */
+export type ResumeSource = "topic" | "key";
+
+/**
+ * E-stop latch and deadman. An e-stop message `true` latches a stop that only an explicit resume
+ * clears: the resume topic saying `true`, or `resume("key")` from the CLI's terminal key. A false
+ * e-stop message does not clear it. With a deadman topic configured, commands flow only while its
+ * last message is `true` and younger than the deadman limit. `check(nowNs)` is called every tick.
+ */
+export class StopLatch {
+  private latchedAtNs: bigint | null = null;
+  private deadman: { value: boolean; atNs: bigint } | null = null;
+  private readonly deadmanLimitMs: number;
+  /** Topics the loop subscribes to (std_msgs/msg/Bool) and routes to `onMessage`. */
+  readonly topics: { estop: string; resume: string; deadman?: string };
+
+  constructor(opts: StopLatchOptions) {
+    this.topics = { estop: opts.safety.estop_topic, resume: opts.safety.resume_topic, deadman: opts.safety.deadman_topic };
+    this.deadmanLimitMs = opts.deadmanStaleAfterMs ?? 500;
+  }
+
+  /** Routes a std_msgs/Bool received on `topic` at `nowNs`. Returns what changed, for the event log. */
+  onMessage(topic: string, data: boolean, nowNs: bigint): "estop" | "resume" | "deadman" | null {
+    if (topic === this.topics.estop) {
+      if (data && this.latchedAtNs === null) { this.latchedAtNs = nowNs; return "estop"; }
+      return null;
+    }
+    if (topic === this.topics.resume) {
+      return data && this.resume("topic") ? "resume" : null;
+    }
+    if (topic === this.topics.deadman) {
+      const changed = this.deadman?.value !== data;
+      this.deadman = { value: data, atNs: nowNs };
+      return changed ? "deadman" : null;
+    }
+    return null;
+  }
+
+  /** Clears a latched e-stop. Returns true when there was one to clear. */
+  resume(_source: ResumeSource): boolean {
+    const was = this.latchedAtNs !== null;
+    this.latchedAtNs = null;
+    return was;
+  }
+
+  /** True while an e-stop is latched. */
+  get latched(): boolean {
+    return this.latchedAtNs !== null;
+  }
+
+  /** Ok, or a hold for a latched e-stop or an absent/false/silent deadman. */
+  check(nowNs: bigint): Gate {
+    if (this.latchedAtNs !== null) {
+      const ageMs = Number(nowNs - this.latchedAtNs) / 1e6;
+      return {
+        kind: "hold", reason: "estop", topic: this.topics.estop, ageMs,
+        details: `e-stop latched ${ageMs.toFixed(0)} ms ago on ${this.topics.estop}; resume with true on ${this.topics.resume} or the terminal key`,
+      };
+    }
+    const dm = this.topics.deadman;
+    if (dm === undefined) return { kind: "ok" };
+    if (this.deadman === null) {
+      return { kind: "hold", reason: "deadman", topic: dm, limitMs: this.deadmanLimitMs, details: `no deadman message yet on ${dm}; commands flow only while it is true` };
+    }
+    const ageMs = Number(nowNs - this.deadman.atNs) / 1e6;
+    if (!this.deadman.value) {
+      return { kind: "hold", reason: "deadman", topic: dm, ageMs, details: `deadman released (false) on ${dm}` };
+    }
+    if (ageMs > this.deadmanLimitMs) {
+      return { kind: "hold", reason: "deadman", topic: dm, ageMs, limitMs: this.deadmanLimitMs, details: `deadman on ${dm} silent for ${ageMs.toFixed(1)} ms, limit ${this.deadmanLimitMs} ms` };
+    }
+    return { kind: "ok" };
+  }
+}
