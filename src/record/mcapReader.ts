@@ -200,7 +200,7 @@ export class McapSource {
    * One streaming pass over the whole file, calling `onRecord` for every complete record (chunk
    * records included, then their contents). Reports what it found, including truncation.
    */
-  async scan(onRecord: (rec: TypedMcapRecord, topics: Map<number, RecordedTopic>) => void): Promise<StreamScan> {
+  async scan(onRecord: (rec: TypedMcapRecord, topics: Map<number, RecordedTopic>) => void | Promise<void>): Promise<StreamScan> {
     const reader = new McapStreamReader({ includeChunks: true, decompressHandlers: await decompressHandlers() });
     const channels = new Map<number, RecordedTopic>();
     const schemas = new Map<number, { name: string; encoding: string; text: string }>();
@@ -212,7 +212,7 @@ export class McapSource {
         if (rec.type === "Header") result.header = { profile: rec.profile, library: rec.library };
         else if (rec.type === "Chunk") result.chunkCount++;
         else if (rec.type === "Message") result.messageCount++;
-        onRecord(rec, channels);
+        await onRecord(rec, channels);
       }
     }
     result.truncated = !reader.done();

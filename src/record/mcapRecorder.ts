@@ -44,9 +44,9 @@ export interface RecorderSummary {
 }
 
 /** IWritable over a file handle: each write goes to the kernel before it resolves. */
-class FileWritable implements IWritable {
+export class FileWritable implements IWritable {
   #position = 0n;
-  constructor(private readonly handle: FileHandle, private readonly fsync: boolean) {}
+  constructor(private readonly handle: FileHandle, private readonly fsync = false) {}
   async write(buffer: Uint8Array): Promise<void> {
     let offset = 0;
     while (offset < buffer.byteLength) {

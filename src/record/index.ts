@@ -1,0 +1,9 @@
+/** Recording: MCAP recorder, reader (indexed + streaming fallback), recovery and summaries. */
+export { McapRecorder, FileWritable, type RecorderOptions, type TopicOptions, type RecorderSummary } from "./mcapRecorder.js";
+export {
+  McapSource, decompressHandlers,
+  type RecordedMessage, type RecordedTopic, type ReadMode, type MessageFilter, type StreamScan,
+} from "./mcapReader.js";
+export { recoverMcap, defaultRecoveredPath, type RecoverResult } from "./mcapRecover.js";
+export { summarizeMcap, mcapFilesOf, type McapSummary, type TopicSummary } from "./mcapInspect.js";
+export { offeredQosYaml, qosFromOfferedYaml } from "./mcapQos.js";

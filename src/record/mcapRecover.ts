@@ -1,0 +1,101 @@
+/**
+ * Rewrites a truncated MCAP (a recorder killed mid-run, a cut copy) into a valid indexed one:
+ * every complete record of the data section is kept (schemas, channels, metadata, and the messages
+ * of every complete chunk); the cut tail is dropped. Header profile/library, schema texts and
+ * channel metadata are copied as they are.
+ */
+import { open } from "node:fs/promises";
+import { resolve } from "node:path";
+import { McapWriter } from "@mcap/core";
+import { McapSource } from "./mcapReader.js";
+import { FileWritable } from "./mcapRecorder.js";
+
+/** What `recoverMcap` saved. */
+export interface RecoverResult {
+  inPath: string;
+  outPath: string;
+  messageCount: number;
+  /** Complete chunks found in the input (messages outside chunks are counted in messageCount too). */
+  chunkCount: number;
+  /** True when the input ended before its footer. */
+  truncated: boolean;
+  /** Bytes at the end of the input that did not form a complete record. */
+  bytesDropped: number;
+}
+
+/** The default output path: `x.mcap` -> `x.recovered.mcap`. */
+export function defaultRecoveredPath(inPath: string): string {
+  return inPath.endsWith(".mcap") ? `${inPath.slice(0, -5)}.recovered.mcap` : `${inPath}.recovered.mcap`;
+}
+
+/**
+ * Recovers `inPath` into `outPath` (default `defaultRecoveredPath`). Throws naming the file when the
+ * input is missing, not MCAP, or corrupt before its cut; refuses to overwrite the input.
+ */
+export async function recoverMcap(inPath: string, outPath = defaultRecoveredPath(inPath)): Promise<RecoverResult> {
+  if (resolve(inPath) === resolve(outPath)) throw new Error(`recover: output ${outPath} is the input file; choose another --out`);
+  const source = await McapSource.open(inPath, "stream");
+  const handle = await open(outPath, "w").catch((err: Error) => {
+    throw new Error(`recover: cannot create ${outPath}: ${err.message}`);
+  });
+  const writer = new McapWriter({ writable: new FileWritable(handle), repeatSchemas: true, repeatChannels: true });
+  const schemaIds = new Map<number, number>();
+  const channelIds = new Map<number, number>();
+  let started = false;
+  let inDataSection = true;
+  let messageCount = 0;
+  try {
+    const scan = await source.scan(async (rec) => {
+      if (!inDataSection) return;
+      switch (rec.type) {
+        case "Header":
+          await writer.start({ profile: rec.profile, library: rec.library });
+          started = true;
+          return;
+        case "Schema":
+          if (!schemaIds.has(rec.id)) {
+            schemaIds.set(rec.id, await writer.registerSchema({ name: rec.name, encoding: rec.encoding, data: rec.data }));
+          }
+          return;
+        case "Channel":
+          if (!channelIds.has(rec.id)) {
+            const schemaId = rec.schemaId === 0 ? 0 : schemaIds.get(rec.schemaId);
+            if (schemaId === undefined) throw new Error(`channel ${rec.id} (${rec.topic}) refers to schema ${rec.schemaId}, which comes before it nowhere`);
+            channelIds.set(rec.id, await writer.registerChannel({ topic: rec.topic, schemaId, messageEncoding: rec.messageEncoding, metadata: rec.metadata }));
+          }
+          return;
+        case "Message": {
+          const channelId = channelIds.get(rec.channelId);
+          if (channelId === undefined) throw new Error(`message on channel ${rec.channelId} before its Channel record`);
+          await writer.addMessage({ ...rec, channelId });
+          messageCount++;
+          return;
+        }
+        case "Metadata":
+          await writer.addMetadata({ name: rec.name, metadata: rec.metadata });
+          return;
+        case "Attachment":
+          await writer.addAttachment(rec);
+          return;
+        case "DataEnd":
+          inDataSection = false;
+          return;
+        default:
+          return; // indexes and summary records are rebuilt by the writer
+      }
+    });
+    if (!started) throw new Error(`${inPath}: no complete MCAP header, nothing to recover`);
+    await writer.end();
+    return {
+      inPath,
+      outPath,
+      messageCount,
+      chunkCount: scan.chunkCount,
+      truncated: scan.truncated,
+      bytesDropped: scan.bytesUnread,
+    };
+  } finally {
+    await handle.close();
+    await source.close();
+  }
+}
