@@ -3,7 +3,7 @@
  */
 import type { CameraCalibration } from "../../robot/types.js";
 import type { Pose3 } from "../world/types.js";
-import { composePose } from "./math.js";
+import { compose, fromPose, toPose } from "../kinematics/transform.js";
 import type { RenderCamera } from "./rasterize.js";
 
 /**
@@ -28,9 +28,9 @@ export function cameraFromCalibration(cal: CameraCalibration, parentWorldPose: P
     width: cal.image_width,
     height: cal.image_height,
     fx, fy, cx, cy,
-    worldFromCamera: composePose(parentWorldPose, {
+    worldFromCamera: toPose(compose(fromPose(parentWorldPose), fromPose({
       position: [translation[0], translation[1], translation[2]],
       quaternion: [quaternion_xyzw[0], quaternion_xyzw[1], quaternion_xyzw[2], quaternion_xyzw[3]],
-    }),
+    }))),
   };
 }

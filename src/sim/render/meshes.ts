@@ -4,11 +4,11 @@
  * the rasterizer draws both sides, so winding only matters for shading direction, which it fixes.
  */
 import type { Pose3, RenderMesh, ShapeSpec, Vec3 } from "../world/types.js";
-import { quatToMat3 } from "./math.js";
+import { rotationOf } from "./math.js";
 
 /** Builds a RenderMesh from local-frame vertices by posing them into the world frame. */
 function posedMesh(local: number[], indices: number[], pose: Pose3, color: Vec3): RenderMesh {
-  const m = quatToMat3(pose.quaternion);
+  const m = rotationOf(pose);
   const [tx, ty, tz] = pose.position;
   const positions = new Float32Array(local.length);
   for (let i = 0; i < local.length; i += 3) {

@@ -10,7 +10,7 @@
  * linear in screen space and so interpolated perspective-correctly from the barycentrics.
  */
 import type { Pose3, RenderMesh, Vec3 } from "../world/types.js";
-import { quatToMat3 } from "./math.js";
+import { rotationOf } from "./math.js";
 
 /** A pinhole camera to render from: intrinsics in pixels, pose of its optical frame in the world. */
 export interface RenderCamera {
@@ -88,7 +88,7 @@ export function renderCamera(meshes: readonly RenderMesh[], camera: RenderCamera
   }
   clear(frame);
   const raster = new Raster(frame);
-  const R = quatToMat3(camera.worldFromCamera.quaternion);
+  const R = rotationOf(camera.worldFromCamera);
   const [tx, ty, tz] = camera.worldFromCamera.position;
   const L = LIGHT_DIR_WORLD; // light in the camera frame: Rᵀ·l
   const lx = R[0] * L[0] + R[3] * L[1] + R[6] * L[2];
@@ -257,19 +257,35 @@ class Raster {
     const dwx = dx12 * ka + dx20 * kb + dx01 * kc, dwy = dy12 * ka + dy20 * kb + dy01 * kc;
     const rgb = this.rgb, zbuf = this.zbuf, r = this.r, g = this.g, b = this.b;
     for (let y = minY; y <= maxY; y++) {
-      let a0 = e12, a1 = e20, a2 = e01, w = wRow;
-      let i = y * W + minX;
-      for (let x = minX; x <= maxX; x++, i++) {
-        if (a0 >= 0 && a1 >= 0 && a2 >= 0 && w > zbuf[i]) {
+      // The row's covered span, solved from the three edge functions (exact: see spanLo/spanHi).
+      const xs = minX + Math.max(0, spanLo(e12, dx12), spanLo(e20, dx20), spanLo(e01, dx01));
+      const xe = minX + Math.min(maxX - minX, spanHi(e12, dx12), spanHi(e20, dx20), spanHi(e01, dx01));
+      let w = wRow + dwx * (xs - minX);
+      const end = y * W + xe;
+      for (let i = y * W + xs; i <= end; i++) {
+        if (w > zbuf[i]) {
           zbuf[i] = w;
           const o = 3 * i;
           rgb[o] = r; rgb[o + 1] = g; rgb[o + 2] = b;
         }
-        a0 += dx12; a1 += dx20; a2 += dx01; w += dwx;
+        w += dwx;
       }
       e12 += dy12; e20 += dy20; e01 += dy01; wRow += dwy;
     }
   }
+}
+
+// For an edge with value e at the row's first pixel and step d per pixel, the first (spanLo) and
+// last (spanHi) pixel offsets where e + d·k ≥ 0. e and d are integers below 2^53 and |e/d| is far
+// below 2^40, so the correctly rounded quotient never crosses an integer: ceil/floor are exact.
+function spanLo(e: number, d: number): number {
+  if (d > 0) return Math.ceil(-e / d);
+  return e >= 0 ? 0 : Infinity;
+}
+
+function spanHi(e: number, d: number): number {
+  if (d < 0) return Math.floor(e / -d);
+  return d > 0 || e >= 0 ? Infinity : -1;
 }
 
 /** Top-left rule for edge a→b with the interior on its E ≥ 0 side (image y down). */
