@@ -1,0 +1,123 @@
+/**
+ * Cover Blocks (RMBench, M(n)): a red, a green and a blue block stand in a row in random order,
+ * a lid in front of each. Cover the blocks left to right with the lids, then uncover them in the
+ * order red, green, blue. Once covered the colours are hidden from above, so where each colour
+ * went must be remembered.
+ * NOTE: the world has only primitive shapes, so a lid is a flat plate laid on top of the block,
+ * wider than it; it hides the block's top face, not its sides.
+ */
+import type { ObjectId, SimWorldApi, Vec3 } from "../world/types.js";
+import { PlanExpert, type PlannedSubtask } from "../expert/PlanExpert.js";
+import { armFor, gripWidths, moveObjectOps } from "../expert/primitives.js";
+import { TABLE_Z, at, distXy } from "./geometry.js";
+import { BLOCK_HALF, COLORS, addBlock } from "./props.js";
+import type { TaskDefinition, TaskScene } from "./types.js";
+
+const LID_HALF: Vec3 = [0.032, 0.032, 0.01];
+/** Resting centre height of a lid on top of a block. */
+const LID_ON_BLOCK_Z = TABLE_Z + 2 * BLOCK_HALF + LID_HALF[2];
+const COVER_TOL_XY_M = 0.025;
+const COVER_TOL_Z_M = 0.012;
+const ORDER = ["red", "green", "blue"] as const;
+type Colour = (typeof ORDER)[number];
+
+/** Scene state of Cover Blocks. */
+export interface CoverBlocksScene extends TaskScene {
+  /** Blocks left (+y) to right, with their colours. */
+  blocks: { id: ObjectId; colour: Colour }[];
+  /** Lids, lid i starts in front of block i at lidSpots[i]. */
+  lids: ObjectId[];
+  lidSpots: Vec3[];
+  /** Current cover state per block (a free lid rests on top of it). */
+  covered: boolean[];
+  allCoveredStep: number | null;
+  /** Colours in the order they were uncovered after all three were covered. */
+  uncoverOrder: Colour[];
+}
+
+function isCovered(world: SimWorldApi, s: CoverBlocksScene, block: ObjectId): boolean {
+  const b = world.objectPose(block).position;
+  return s.lids.some((lid) => {
+    const p = world.objectPose(lid).position;
+    return distXy(p, b) <= COVER_TOL_XY_M && Math.abs(p[2] - (b[2] + BLOCK_HALF + LID_HALF[2])) <= COVER_TOL_Z_M
+      && world.armNames.every((a) => world.heldObject(a) !== lid);
+  });
+}
+
+function uncoveredInOrder(s: CoverBlocksScene): boolean {
+  return s.allCoveredStep !== null && s.uncoverOrder.join(",") === ORDER.join(",") && s.covered.every((c) => !c);
+}
+
+/** The Cover Blocks task definition. */
+export const coverBlocks: TaskDefinition<CoverBlocksScene> = {
+  id: "cover-blocks",
+  tmc: "Mn",
+  robots: ["x-one"],
+  timeLimitS: 80,
+  instruction: () => "Cover the three blocks with the lids from left to right, then uncover them in the order red, green, blue.",
+
+  createScene(world, rng, robot) {
+    const dx = rng.uniform(-0.02, 0.02), dy = rng.uniform(-0.02, 0.02);
+    const colours = rng.shuffle(ORDER);
+    const ys = [0.17, 0, -0.17].map((y) => y + dy);
+    const blocks = colours.map((colour, i) => ({ colour, id: addBlock(world, `${colour}_block`, 0.56 + dx, ys[i]!, COLORS[colour]) }));
+    const lidSpots: Vec3[] = ys.map((y) => [0.37 + dx, y, TABLE_Z + LID_HALF[2]]);
+    const lids = lidSpots.map((p, i) => world.addObject({
+      name: `lid_${i}`, body: "dynamic", color: COLORS.lid, massKg: 0.04, friction: 0.9,
+      shape: { kind: "box", halfExtents: LID_HALF }, pose: at(p),
+    }));
+    return { taskId: "cover-blocks", robot, step: 0, blocks, lids, lidSpots, covered: [false, false, false], allCoveredStep: null, uncoverOrder: [] };
+  },
+
+  subtasks: () => [
+    "cover the left block with a lid", "cover the middle block with a lid", "cover the right block with a lid",
+    "uncover the red block", "uncover the green block", "uncover the blue block",
+  ],
+
+  update(world, s) {
+    const step = s.step++;
+    const now = s.blocks.map((b) => isCovered(world, s, b.id));
+    if (s.allCoveredStep !== null) {
+      now.forEach((c, i) => {
+        const colour = s.blocks[i]!.colour;
+        if (s.covered[i] && !c && !s.uncoverOrder.includes(colour)) s.uncoverOrder.push(colour);
+      });
+    } else if (now.every((c) => c)) s.allCoveredStep = step;
+    s.covered = now;
+  },
+
+  success: (_w, s) => uncoveredInOrder(s),
+
+  checkpoints: [
+    { id: "all-covered", label: "storage", description: "all three blocks are covered (their colours must be stored)",
+      predicate: (_w, s) => s.allCoveredStep !== null },
+    { id: "red-uncovered-first", label: "update", description: "after covering, the red block was the first uncovered",
+      predicate: (_w, s) => s.uncoverOrder[0] === "red" },
+    { id: "uncovered-in-order", label: "compression", description: "all blocks uncovered in the order red, green, blue",
+      predicate: (_w, s) => uncoveredInOrder(s) },
+  ],
+
+  expert(world, s, robot) {
+    const widths = gripWidths(world, robot);
+    const texts = this.subtasks(s);
+    const cover = (i: number): PlannedSubtask => ({
+      text: texts[i]!,
+      ops: (w) => {
+        const b = w.objectPose(s.blocks[i]!.id).position;
+        return moveObjectOps(w, armFor(w, b[1]), s.lids[i]!, [b[0], b[1], LID_ON_BLOCK_Z], widths);
+      },
+    });
+    const uncover = (colour: Colour, k: number): PlannedSubtask => ({
+      text: texts[3 + k]!,
+      ops: (w) => {
+        const i = s.blocks.findIndex((b) => b.colour === colour);
+        const b = w.objectPose(s.blocks[i]!.id).position;
+        // The lid now on this block (privileged state), put back on its own starting spot.
+        const lidIndex = s.lids.findIndex((lid) => distXy(w.objectPose(lid).position, b) <= COVER_TOL_XY_M);
+        const li = lidIndex >= 0 ? lidIndex : i;
+        return moveObjectOps(w, armFor(w, b[1]), s.lids[li]!, s.lidSpots[li]!, widths);
+      },
+    });
+    return new PlanExpert(world, [cover(0), cover(1), cover(2), ...ORDER.map(uncover)], { controlHz: robot.control_hz });
+  },
+};

@@ -1,0 +1,34 @@
+/** The task registry: every RMBench task of the sim twin, by id. Adding a task: its file + one entry here. */
+import type { RobotProfile } from "../../robot/types.js";
+import { coverBlocks } from "./cover-blocks.js";
+import { pressButton } from "./press-button.js";
+import { putBackBlock } from "./put-back-block.js";
+import { rearrangeBlocks } from "./rearrange-blocks.js";
+import { swapBlocks } from "./swap-blocks.js";
+import type { TaskDefinition, TaskRobot, TaskScene } from "./types.js";
+
+export type { CheckpointDef, CheckpointLabel, TaskDefinition, TaskMemoryClass, TaskRobot, TaskScene } from "./types.js";
+export { stepLimit } from "./types.js";
+export { mulberry32, type Rng } from "./rng.js";
+export { CheckpointTracker, type CheckpointReached } from "./checkpoints.js";
+
+const TASKS: TaskDefinition<TaskScene>[] = [putBackBlock, rearrangeBlocks, swapBlocks, coverBlocks, pressButton] as TaskDefinition<never>[] as TaskDefinition<TaskScene>[];
+
+/** All tasks, in RMBench order. */
+export function listTasks(): TaskDefinition<TaskScene>[] {
+  return TASKS.slice();
+}
+
+/** The task with this id; throws naming the known ids when there is none. */
+export function getTask(id: string): TaskDefinition<TaskScene> {
+  const task = TASKS.find((t) => t.id === id);
+  if (!task) throw new Error(`unknown task "${id}" (known: ${TASKS.map((t) => t.id).join(", ")})`);
+  return task;
+}
+
+/** The task robot id of a profile ("x-one" or "franka-droid"), from its name; throws when it is neither. */
+export function taskRobotOf(profile: RobotProfile): TaskRobot {
+  if (/x[-_]?one/i.test(profile.name)) return "x-one";
+  if (/franka|panda|droid/i.test(profile.name)) return "franka-droid";
+  throw new Error(`robot profile "${profile.name}" is not a task robot (expected a name matching x-one or franka-droid)`);
+}
