@@ -41,6 +41,8 @@ export interface PolicySpec {
   layout: string;
   horizon: number;
   controlHz?: number;
+  /** Applied by observation preprocessing to RGB in [0, 1]: (p - mean[c]) / std[c]. Absent: none. */
+  pixelNormalization?: { mean: number[]; std: number[] };
 }
 
 export interface Policy {

@@ -1,0 +1,223 @@
+/**
+ * Mem-0 execution module on onnxruntime-node. observe() runs every tick: encoder → memory fusion
+ * (anchor + sliding window, owned here) → classifier logit → debounce; act() samples an H x A chunk
+ * by flow matching through action_head.onnx from seeded noise, denormalizes it and maps it to the
+ * robot layout. Ablations: anchor off, sliding window off, oracle classifier (`setOracleSubtaskEnd`).
+ */
+import type { LayoutSpec, RobotProfile } from "../../robot/types.js";
+import type { ActionChunk, EpisodeInfo, ObserveResult, Policy, PolicySpec, PreparedObservation } from "../types.js";
+import { closeMem0Bundle, openMem0Bundle, type Mem0Bundle } from "./bundle.js";
+import { chunkSeed, gaussianNoise, integrateFlow } from "./flowSampler.js";
+import { layoutNames, reorderRows } from "./layout.js";
+import type { ModelKey, PolicyManifest } from "./manifest.js";
+import { clearMemory, createMemoryBank, memoryInputs, pushWindow, setAnchorIfEmpty, type MemoryBank, type MemoryOp } from "./memoryBank.js";
+import { denormalizeRows, normalize } from "./normalization.js";
+import { f32, i64, type ExecutionProvider } from "./ortSession.js";
+import { debounceStep, initialDebounce, type DebounceState } from "./subtaskDebounce.js";
+import { tokenize } from "./tokenizer.js";
+import type * as ort from "onnxruntime-node";
+
+/** Ablation switches (run config). Defaults: anchor from the manifest, everything else on. */
+export interface Mem0Ablation {
+  anchor?: boolean;
+  slidingWindow?: boolean;
+  /** Replace the classifier's decision by `setOracleSubtaskEnd()` (the sim's /sim/subtask_end). */
+  oracleClassifier?: boolean;
+}
+
+/** Events for the control loop's event log. */
+export type Mem0Event =
+  | { kind: "memory"; op: MemoryOp; step: number }
+  | { kind: "subtask_end"; source: "classifier" | "oracle"; step: number; logit: number; probability: number; positives: number };
+
+/** Construction options. `robot` (or `actionJointNames`) names the action vector's joints. */
+export interface Mem0Options {
+  robot?: RobotProfile;
+  /** Action vector names when no robot profile is given (policy layout order). */
+  actionJointNames?: string[];
+  provider?: ExecutionProvider;
+  ablation?: Mem0Ablation;
+  onEvent?: (event: Mem0Event) => void;
+  log?: (line: string) => void;
+}
+
+/** Opens a bundle (`policies/<name>` or its policy.yaml) and returns a ready policy. */
+export async function loadMem0Policy(path: string, opts: Mem0Options = {}): Promise<Mem0Policy> {
+  const bundle = await openMem0Bundle(path, { provider: opts.provider, log: opts.log });
+  try {
+    return new Mem0Policy(bundle, opts);
+  } catch (err) {
+    await closeMem0Bundle(bundle);
+    throw err;
+  }
+}
+
+/** The Mem-0 policy. One instance per robot; not re-entrant (the loop awaits each call). */
+export class Mem0Policy implements Policy {
+  readonly spec: PolicySpec;
+  private readonly m: PolicyManifest;
+  private readonly where: string;
+  private readonly policyNames: string[];
+  private readonly outputNames: string[];
+  private readonly bank: MemoryBank;
+  private readonly useAnchor: boolean;
+  private readonly useWindow: boolean;
+  private readonly oracle: boolean;
+  private debounce: DebounceState = initialDebounce();
+  private tokens: BigInt64Array | null = null;
+  private seed = 0;
+  private step = 0;
+  private chunkIndex = 0;
+  private oraclePending = false;
+  private last: { state: Float32Array; summary: Float32Array } | null = null;
+
+  constructor(private readonly bundle: Mem0Bundle, private readonly opts: Mem0Options = {}) {
+    this.m = bundle.loaded.manifest;
+    this.where = bundle.loaded.path;
+    const m = this.m;
+    this.policyNames = actionNames(m, opts, this.where);
+    this.outputNames = robotOrder(this.policyNames, opts.robot);
+    this.bank = createMemoryBank(m.memory.feature_dim, m.memory.window);
+    this.useAnchor = opts.ablation?.anchor ?? m.memory.anchor;
+    this.useWindow = opts.ablation?.slidingWindow ?? true;
+    this.oracle = opts.ablation?.oracleClassifier ?? false;
+    this.spec = {
+      name: m.name, cameras: [...m.cameras], imageSize: { width: m.image.width, height: m.image.height },
+      layout: m.layout.action, horizon: m.horizon, controlHz: m.control_hz,
+      pixelNormalization: { mean: [...m.image.pixel_normalization.mean], std: [...m.image.pixel_normalization.std] },
+    };
+  }
+
+  /** Execution provider the sessions actually run on. */
+  get provider(): ExecutionProvider {
+    return this.bundle.sessions.encoder.provider;
+  }
+
+  async reset(episode: EpisodeInfo): Promise<void> {
+    clearMemory(this.bank);
+    this.debounce = initialDebounce();
+    this.seed = episode.seed;
+    this.step = 0;
+    this.chunkIndex = 0;
+    this.oraclePending = false;
+    this.last = null;
+    this.tokens = null;
+    // M(1) tasks run on the global instruction; M(n) ones get theirs from the planner (which may not be in the vocabulary).
+    try { this.setInstruction(episode.instruction); } catch { /* set later by the planner */ }
+  }
+
+  setInstruction(text: string): void {
+    this.tokens = tokenize(text, {
+      kind: "closed_vocabulary", maxLength: this.m.tokenizer.max_length, padId: this.m.tokenizer.pad_id, vocabulary: this.m.tokenizer.vocabulary,
+    }, `${this.where}: tokenizer`);
+  }
+
+  /** Oracle mode: the next observe() declares a subtask end (wire to /sim/subtask_end = true). */
+  setOracleSubtaskEnd(): void {
+    this.oraclePending = true;
+  }
+
+  async observe(obs: PreparedObservation): Promise<ObserveResult> {
+    const m = this.m;
+    if (!this.tokens) throw new Error(`${this.where}: observe() before an instruction was set (setInstruction)`);
+    const { width, height } = m.image;
+    const plane = 3 * width * height;
+    const images = new Float32Array(m.cameras.length * plane);
+    m.cameras.forEach((cam, i) => {
+      const img = obs.images[cam];
+      if (!img) throw new Error(`${this.where}: observation has no image for camera "${cam}" (has: ${Object.keys(obs.images).join(", ") || "none"})`);
+      if (img.length !== plane) throw new Error(`${this.where}: camera "${cam}" image has ${img.length} values, expected 3x${height}x${width}=${plane}`);
+      images.set(img, i * plane);
+    });
+    if (obs.state.length !== m.state_dim) throw new Error(`${this.where}: state has ${obs.state.length} values, expected ${m.state_dim} (layout ${m.layout.state})`);
+    const state = normalize(obs.state, m.normalization.state);
+
+    const enc = await this.run("encoder", {
+      images: f32(images, [1, m.cameras.length, 3, height, width]), state: f32(state, [1, m.state_dim]), tokens: i64(this.tokens, [1, m.tokenizer.max_length]),
+    });
+    const feature = enc.image_feature;
+    if (this.useAnchor) {
+      const op = setAnchorIfEmpty(this.bank, feature);
+      if (op) this.emit({ kind: "memory", op, step: this.step });
+    }
+    const mem = memoryInputs(this.bank, this.useAnchor, this.useWindow);
+    const F = m.memory.feature_dim, K = m.memory.window;
+    const { summary } = await this.run("memory", {
+      current: f32(feature, [1, F]), window: f32(mem.window, [1, K, F]), window_mask: f32(mem.windowMask, [1, K]),
+      anchor: f32(mem.anchor, [1, 1, F]), anchor_mask: f32(mem.anchorMask, [1, 1]), text: f32(enc.text_feature, [1, F]),
+    });
+    if (this.useWindow) pushWindow(this.bank, feature);
+    const { logit: logitT } = await this.run("classifier", { summary: f32(summary, [1, m.memory.summary_tokens, F]) });
+    const logit = logitT[0];
+    this.last = { state, summary };
+
+    const d = debounceStep(this.debounce, logit, { threshold: m.classifier.threshold, switchCount: m.classifier.switch_count });
+    const ended = this.oracle ? this.oraclePending : d.ended;
+    const positives = this.oracle ? 0 : d.ended ? m.classifier.switch_count : d.state.positives;
+    this.oraclePending = false;
+    this.debounce = this.oracle ? initialDebounce() : d.state;
+    if (ended) {
+      this.emit({ kind: "subtask_end", source: this.oracle ? "oracle" : "classifier", step: this.step, logit, probability: d.probability, positives });
+      this.emit({ kind: "memory", op: clearMemory(this.bank), step: this.step });
+      this.debounce = initialDebounce();
+    }
+    this.step++;
+    return { logit, subtaskEnded: ended };
+  }
+
+  async act(): Promise<ActionChunk> {
+    const m = this.m;
+    if (!this.last) throw new Error(`${this.where}: act() before observe() (no memory summary yet)`);
+    const { state, summary } = this.last;
+    const H = m.horizon, A = m.action_dim;
+    const noise = gaussianNoise(H * A, chunkSeed(this.seed, this.chunkIndex++));
+    const x = await integrateFlow(noise, m.flow_steps, async (xk, tau) => (await this.run("action_head", {
+      noisy_actions: f32(xk, [1, H, A]), tau: f32(Float32Array.of(tau), [1, 1]), state: f32(state, [1, m.state_dim]),
+      summary: f32(summary, [1, m.memory.summary_tokens, m.memory.feature_dim]),
+    })).velocity);
+    const robotUnits = denormalizeRows(x, A, m.normalization.action);
+    const actions = reorderRows(robotUnits, this.policyNames, this.outputNames);
+    return { jointNames: [...this.outputNames], actions, horizon: H, dim: this.outputNames.length };
+  }
+
+  /** Releases the ONNX sessions. */
+  async close(): Promise<void> {
+    await closeMem0Bundle(this.bundle);
+  }
+
+  private async run(key: ModelKey, byRole: Record<string, ort.Tensor>): Promise<Record<string, Float32Array>> {
+    const spec = this.m.models[key];
+    const feeds: Record<string, ort.Tensor> = {};
+    for (const [role, t] of Object.entries(byRole)) feeds[(spec.inputs as Record<string, { name: string }>)[role].name] = t;
+    const out = await this.bundle.sessions[key].session.run(feeds);
+    const result: Record<string, Float32Array> = {};
+    for (const [role, o] of Object.entries(spec.outputs as Record<string, { name: string }>)) result[role] = out[o.name].data as Float32Array;
+    return result;
+  }
+
+  private emit(event: Mem0Event): void {
+    this.opts.onEvent?.(event);
+  }
+}
+
+function actionNames(m: PolicyManifest, opts: Mem0Options, where: string): string[] {
+  let names: string[];
+  if (opts.robot) {
+    const layout: LayoutSpec | undefined = opts.robot.layouts[m.layout.action];
+    if (!layout) throw new Error(`${where}: layout.action "${m.layout.action}" not in robot "${opts.robot.name}" layouts [${Object.keys(opts.robot.layouts).join(", ")}]`);
+    names = layoutNames(layout);
+  } else if (opts.actionJointNames) {
+    names = opts.actionJointNames;
+  } else {
+    throw new Error(`${where}: Mem0Policy needs a robot profile or actionJointNames to name the ${m.action_dim} action dims`);
+  }
+  if (names.length !== m.action_dim) throw new Error(`${where}: layout "${m.layout.action}" has ${names.length} dims, manifest action_dim is ${m.action_dim}`);
+  return names;
+}
+
+/** Joint layouts come out in the robot's own joint order; end-effector layouts keep theirs. */
+function robotOrder(names: string[], robot?: RobotProfile): string[] {
+  if (!robot) return names;
+  const inRobot = robot.joints.map((j) => j.name).filter((n) => names.includes(n));
+  return inRobot.length === names.length ? inRobot : names;
+}

@@ -1,0 +1,81 @@
+/**
+ * zod schema of a Mem-0 bundle manifest (`policies/<name>/policy.yaml`, format_version 1).
+ * NOTE: lives here until src/config/schemas/policyManifest.ts exists; then it moves there.
+ */
+import { z } from "zod";
+
+const dim = z.union([z.number().int().positive(), z.string().min(1)]);
+
+/** One ONNX input/output: its name in the file, element type and shape (string dims are symbolic). */
+export const tensorSpecSchema = z.object({
+  name: z.string().min(1),
+  type: z.enum(["float32", "int64", "float64", "int32", "bool"]),
+  shape: z.array(dim),
+}).strict();
+
+const normStatsSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("min_max"), dims: z.array(z.number().int().nonnegative()), min: z.array(z.number()), max: z.array(z.number()) }).strict(),
+  z.object({ kind: z.literal("mean_std"), dims: z.array(z.number().int().nonnegative()), mean: z.array(z.number()), std: z.array(z.number()) }).strict(),
+  z.object({ kind: z.literal("none") }).strict(),
+]);
+
+function model<I extends string, O extends string>(inputs: readonly [I, ...I[]], outputs: readonly [O, ...O[]]) {
+  const record = <K extends string>(keys: readonly [K, ...K[]]) =>
+    z.object(Object.fromEntries(keys.map((k) => [k, tensorSpecSchema])) as Record<K, typeof tensorSpecSchema>).strict();
+  return z.object({ file: z.string().min(1), inputs: record(inputs), outputs: record(outputs) }).strict();
+}
+
+/** Input/output roles of each model file, as the runtime binds them. */
+export const MODEL_ROLES = {
+  encoder: { inputs: ["images", "state", "tokens"], outputs: ["image_feature", "text_feature"] },
+  memory: { inputs: ["current", "window", "window_mask", "anchor", "anchor_mask", "text"], outputs: ["summary"] },
+  classifier: { inputs: ["summary"], outputs: ["logit"] },
+  action_head: { inputs: ["noisy_actions", "tau", "state", "summary"], outputs: ["velocity"] },
+} as const;
+
+/** The manifest as written in YAML (snake_case). */
+export const policyManifestSchema = z.object({
+  format_version: z.literal(1),
+  kind: z.literal("mem0"),
+  name: z.string().min(1),
+  cameras: z.array(z.string().min(1)).min(1),
+  image: z.object({
+    width: z.number().int().positive(),
+    height: z.number().int().positive(),
+    /** Applied to RGB in [0, 1]: (p - mean[c]) / std[c]. */
+    pixel_normalization: z.object({ mean: z.array(z.number()).length(3), std: z.array(z.number().positive()).length(3) }).strict(),
+  }).strict(),
+  layout: z.object({ state: z.string().min(1), action: z.string().min(1) }).strict(),
+  state_dim: z.number().int().positive(),
+  action_dim: z.number().int().positive(),
+  normalization: z.object({ state: normStatsSchema, action: normStatsSchema }).strict(),
+  tokenizer: z.object({
+    kind: z.literal("closed_vocabulary"),
+    max_length: z.number().int().positive(),
+    pad_id: z.number().int().nonnegative(),
+    vocabulary: z.record(z.string(), z.array(z.number().int().nonnegative())),
+  }).strict(),
+  horizon: z.number().int().positive(),
+  flow_steps: z.number().int().positive(),
+  control_hz: z.number().positive().optional(),
+  memory: z.object({
+    window: z.number().int().positive(),
+    anchor: z.boolean(),
+    feature_dim: z.number().int().positive(),
+    summary_tokens: z.number().int().positive(),
+  }).strict(),
+  classifier: z.object({ threshold: z.number().min(0).max(1), switch_count: z.number().int().positive() }).strict(),
+  models: z.object({
+    encoder: model(MODEL_ROLES.encoder.inputs, MODEL_ROLES.encoder.outputs),
+    memory: model(MODEL_ROLES.memory.inputs, MODEL_ROLES.memory.outputs),
+    classifier: model(MODEL_ROLES.classifier.inputs, MODEL_ROLES.classifier.outputs),
+    action_head: model(MODEL_ROLES.action_head.inputs, MODEL_ROLES.action_head.outputs),
+  }).strict(),
+}).strict();
+
+/** Parsed manifest. */
+export type PolicyManifest = z.infer<typeof policyManifestSchema>;
+/** One tensor entry of the manifest. */
+export type TensorSpec = z.infer<typeof tensorSpecSchema>;
+/** Model keys: encoder, memory, classifier, action_head. */
+export type ModelKey = keyof typeof MODEL_ROLES;
