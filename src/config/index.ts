@@ -7,5 +7,5 @@ export { robotProfileSchema } from "./schemas/robotProfile.js";
 export { calibrationSchema } from "./schemas/calibration.js";
 export { runConfigSchema, TASK_IDS } from "./schemas/runConfig.js";
 export type { RunConfig } from "./schemas/runConfig.js";
-export { policyManifestSchema, MODEL_ROLES } from "./schemas/policyManifest.js";
-export type { PolicyManifest } from "./schemas/policyManifest.js";
+export { policyManifestSchema, tensorSpecSchema, MODEL_ROLES } from "./schemas/policyManifest.js";
+export type { ModelKey, PolicyManifest, TensorSpec } from "./schemas/policyManifest.js";

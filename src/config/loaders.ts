@@ -11,7 +11,7 @@ import { ConfigError, issueAt, loadYamlOrThrow } from "./load.js";
 import type { ConfigIssue, FieldPath, YamlSource } from "./load.js";
 import { calibrationSchema } from "./schemas/calibration.js";
 import { policyManifestSchema, MODEL_ROLES } from "./schemas/policyManifest.js";
-import type { PolicyManifest } from "./schemas/policyManifest.js";
+import type { ModelKey, PolicyManifest } from "./schemas/policyManifest.js";
 import { runConfigSchema } from "./schemas/runConfig.js";
 import type { RunConfig } from "./schemas/runConfig.js";
 
@@ -79,8 +79,8 @@ export function loadRunConfig(file: string, root = configRoot(file)): LoadedRunC
 export interface LoadedManifest {
   manifest: PolicyManifest;
   dir: string;
-  /** Absolute ONNX paths by role. */
-  modelPaths: Record<(typeof MODEL_ROLES)[number], string>;
+  /** Absolute ONNX paths by model key. */
+  modelPaths: Record<ModelKey, string>;
   source: YamlSource;
 }
 
@@ -89,11 +89,12 @@ export function loadPolicyManifest(file: string): LoadedManifest {
   const { value: manifest, source } = loadYamlOrThrow(file, policyManifestSchema);
   const dir = dirname(resolve(file));
   const issues: ConfigIssue[] = [];
-  for (const role of MODEL_ROLES) {
-    const i = missingFileIssue(source, ["models", role, "path"], dir, manifest.models[role].path, `ONNX file for ${role}`);
+  const keys = Object.keys(MODEL_ROLES) as ModelKey[];
+  for (const key of keys) {
+    const i = missingFileIssue(source, ["models", key, "file"], dir, manifest.models[key].file, `ONNX file for ${key}`);
     if (i) issues.push(i);
   }
   if (issues.length > 0) throw new ConfigError(issues);
-  const modelPaths = Object.fromEntries(MODEL_ROLES.map((r) => [r, resolveRef(dir, manifest.models[r].path)])) as LoadedManifest["modelPaths"];
+  const modelPaths = Object.fromEntries(keys.map((k) => [k, resolveRef(dir, manifest.models[k].file)])) as LoadedManifest["modelPaths"];
   return { manifest, dir, modelPaths, source };
 }

@@ -54,7 +54,8 @@ const runConfigObject = z.object({
     planner: plannerSchema,
   }).strict(),
   control: z.object({
-    control_hz: finite.min(5).max(10),
+    /** Policy tick rate; null = the robot profile's control_hz. Mem-0 runs at 5-10 Hz, DROID at 15 Hz. */
+    control_hz: finite.min(1).max(30).nullable().default(null),
     /** Steps executed per chunk before re-inferring; null = the policy's horizon H. */
     execute_steps: z.number().int().positive().nullable().default(null),
     temporal_ensemble: z.boolean().default(false),
