@@ -14,6 +14,10 @@ export interface ArmModel {
   kinematics: ArmKinematics;
   /** The arm's base frame in the world frame. */
   baseInWorld: Transform;
+  /** Frame name prefix: "left_", "right_", "panda_". Frames: <prefix>link0..8, <prefix>hand, <prefix>tcp. */
+  framePrefix: string;
+  /** Flange → hand frame (Panda: -π/4 about z); the tool frame is the hand frame moved out along z. */
+  flangeToHand: Transform;
   /** Radius of the cylinder drawn between consecutive link origins. */
   linkRadius: number;
   /** Hand (palm) box, in the grasp (tool) frame: half extents and centre. */

@@ -41,6 +41,8 @@ export function pandaArm(name: string, lower: number[], upper: number[], baseInW
       upper,
     },
     baseInWorld,
+    framePrefix: "panda_",
+    flangeToHand: rotZ(-Math.PI / 4),
     linkRadius: 0.055,
     hand: { halfExtents: [0.025, 0.1, 0.03], center: [0, 0, -0.075] },
     finger: { halfExtents: [0.01, 0.008, 0.027], centerZ: -0.02 },
