@@ -226,14 +226,20 @@ class Raster {
 
   /** Draws one triangle: pixel coordinates (u, v) and inverse depth 1/z per vertex. */
   triangle(u0: number, v0: number, w0: number, u1: number, v1: number, w1: number, u2: number, v2: number, w2: number): void {
+    // 1/z is a plane in screen space, w(u, v) = w0 + A·(u − u0) + B·(v − v0), solved from the
+    // unsnapped vertices (snapping only decides coverage) and clamped to the vertices' range.
+    const du1 = u1 - u0, dv1 = v1 - v0, du2 = u2 - u0, dv2 = v2 - v0;
+    const det = du1 * dv2 - dv1 * du2;
+    if (!(Math.abs(det) > 0)) return; // zero area or NaN
+    const gA = ((w1 - w0) * dv2 - (w2 - w0) * dv1) / det, gB = ((w2 - w0) * du1 - (w1 - w0) * du2) / det;
+    const wLo = Math.min(w0, w1, w2), wHi = Math.max(w0, w1, w2);
     let X0 = Math.round(u0 * SUB), Y0 = Math.round(v0 * SUB);
     let X1 = Math.round(u1 * SUB), Y1 = Math.round(v1 * SUB);
     const X2 = Math.round(u2 * SUB), Y2 = Math.round(v2 * SUB);
-    let area = (X1 - X0) * (Y2 - Y0) - (Y1 - Y0) * (X2 - X0);
-    if (!(Math.abs(area) > 0)) return; // zero area or NaN
-    if (area < 0) { // make the winding positive: swap vertices 0 and 1
-      let tmp = X0; X0 = X1; X1 = tmp; tmp = Y0; Y0 = Y1; Y1 = tmp; tmp = w0; w0 = w1; w1 = tmp;
-      area = -area;
+    const area = (X1 - X0) * (Y2 - Y0) - (Y1 - Y0) * (X2 - X0);
+    if (area === 0) return;
+    if (area < 0) { // make the winding positive (interior where all E ≥ 0): swap vertices 0 and 1
+      let tmp = X0; X0 = X1; X1 = tmp; tmp = Y0; Y0 = Y1; Y1 = tmp;
     }
     const W = this.W, H = this.H;
     const minX = Math.max(0, Math.ceil(Math.min(X0, X1, X2) / SUB));
@@ -251,10 +257,8 @@ class Raster {
     const dx12 = -(Y2 - Y1) * SUB, dy12 = (X2 - X1) * SUB;
     const dx20 = -(Y0 - Y2) * SUB, dy20 = (X0 - X2) * SUB;
     const dx01 = -(Y1 - Y0) * SUB, dy01 = (X1 - X0) * SUB;
-    // 1/z = (E12·w0 + E20·w1 + E01·w2) / area, a plane in screen space (biases ignored: ≤ 1/area).
-    const ka = w0 / area, kb = w1 / area, kc = w2 / area;
-    let wRow = e12 * ka + e20 * kb + e01 * kc;
-    const dwx = dx12 * ka + dx20 * kb + dx01 * kc, dwy = dy12 * ka + dy20 * kb + dy01 * kc;
+    const dwx = gA;
+    let wRow = w0 + gA * (minX - u0) + gB * (minY - v0);
     const rgb = this.rgb, zbuf = this.zbuf, r = this.r, g = this.g, b = this.b;
     for (let y = minY; y <= maxY; y++) {
       // The row's covered span, solved from the three edge functions (exact: see spanLo/spanHi).
@@ -263,14 +267,15 @@ class Raster {
       let w = wRow + dwx * (xs - minX);
       const end = y * W + xe;
       for (let i = y * W + xs; i <= end; i++) {
-        if (w > zbuf[i]) {
-          zbuf[i] = w;
+        const wc = w < wLo ? wLo : w > wHi ? wHi : w;
+        if (wc > zbuf[i]) {
+          zbuf[i] = wc;
           const o = 3 * i;
           rgb[o] = r; rgb[o + 1] = g; rgb[o + 2] = b;
         }
         w += dwx;
       }
-      e12 += dy12; e20 += dy20; e01 += dy01; wRow += dwy;
+      e12 += dy12; e20 += dy20; e01 += dy01; wRow += gB;
     }
   }
 }

@@ -1,0 +1,177 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { CameraCalibration } from "../../src/robot/types.js";
+import { cameraFromCalibration } from "../../src/sim/render/camera.js";
+import { lookAtPose, quatFromAxisAngle } from "../../src/sim/render/math.js";
+import { boxMesh, cylinderMesh, meshFromShape, sphereMesh } from "../../src/sim/render/meshes.js";
+import { BACKGROUND_RGB, createRenderFrame, renderCamera, type RenderCamera, type RenderFrame } from "../../src/sim/render/rasterize.js";
+import { compose, fromPose, toPose } from "../../src/sim/kinematics/transform.js";
+import type { Pose3, RenderMesh, Vec3 } from "../../src/sim/world/types.js";
+
+const IDENTITY: Pose3 = { position: [0, 0, 0], quaternion: [0, 0, 0, 1] };
+const at = (x: number, y: number, z: number): Pose3 => ({ position: [x, y, z], quaternion: [0, 0, 0, 1] });
+/** 640x480, fx = fy = 500, optical frame = world frame (z forward, x right, y down). */
+const CAM: RenderCamera = { width: 640, height: 480, fx: 500, fy: 500, cx: 319.5, cy: 239.5, worldFromCamera: IDENTITY };
+
+const px = (f: RenderFrame, u: number, v: number): Vec3 => {
+  const o = 3 * (v * f.width + u);
+  return [f.rgb[o], f.rgb[o + 1], f.rgb[o + 2]];
+};
+const depthAt = (f: RenderFrame, u: number, v: number): number => f.depth[v * f.width + u];
+const isBackground = (f: RenderFrame, u: number, v: number): boolean =>
+  depthAt(f, u, v) === Infinity && px(f, u, v).every((c, k) => c === BACKGROUND_RGB[k]);
+
+test("a box in front of the camera lands at the pixels K projects it to, with metric depth", () => {
+  // Box centre (0.1, -0.05, 1.0), half size 0.02: front face at z = 0.98, x ∈ [0.08, 0.12], y ∈ [-0.07, -0.03].
+  const f = renderCamera([boxMesh([0.02, 0.02, 0.02], at(0.1, -0.05, 1.0), [200, 40, 40])], CAM);
+  // Face centre: u = 500·0.1/0.98 + 319.5 = 370.52, v = 500·(−0.05)/0.98 + 239.5 = 213.99.
+  assert.ok(!isBackground(f, 371, 214));
+  assert.ok(Math.abs(depthAt(f, 371, 214) - 0.98) < 1e-3, `depth ${depthAt(f, 371, 214)} expected 0.98`);
+  // Horizontal extent: the −x side face is visible from u = 500·0.08/1.02 + 319.5 = 358.7, the front
+  // face ends at u = 500·0.12/0.98 + 319.5 = 380.7 (the +x face turns away).
+  assert.ok(isBackground(f, 358, 214) && !isBackground(f, 359, 214));
+  assert.ok(!isBackground(f, 380, 214) && isBackground(f, 381, 214));
+  // Vertical: front face from v = 500·(−0.07)/0.98 + 239.5 = 203.8 to the +y face's far edge at
+  // v = 500·(−0.03)/1.02 + 239.5 = 224.8.
+  assert.ok(isBackground(f, 371, 203) && !isBackground(f, 371, 204));
+  assert.ok(!isBackground(f, 371, 224) && isBackground(f, 371, 225));
+  // Everything else is background with infinite depth.
+  let drawn = 0;
+  for (let i = 0; i < f.depth.length; i++) if (f.depth[i] !== Infinity) drawn++;
+  assert.ok(drawn > 20 * 20 && drawn < 24 * 23, `drawn pixels ${drawn}`);
+});
+
+test("depth is perspective-correct on a slanted plane (1/z interpolation), within 1 mm", () => {
+  // A floor 0.3 m below the optical axis (y = +0.3, y down), from z = 0.5 to 6 m.
+  const floor: RenderMesh = {
+    positions: Float32Array.of(-3, 0.3, 0.5, 3, 0.3, 0.5, 3, 0.3, 6, -3, 0.3, 6),
+    indices: Uint32Array.of(0, 1, 2, 0, 2, 3),
+    color: [100, 100, 100],
+  };
+  const f = renderCamera([floor], CAM);
+  for (const [u, v] of [[320, 280], [100, 300], [500, 400], [320, 479], [40, 300], [500, 266]]) {
+    const expected = (0.3 * CAM.fy) / (v - CAM.cy); // ray (·, (v − cy)/fy, 1) meets y = 0.3
+    assert.ok(Math.abs(depthAt(f, u, v) - expected) < 1e-3, `pixel (${u},${v}) depth ${depthAt(f, u, v)} expected ${expected}`);
+  }
+  assert.ok(isBackground(f, 320, 200), "above the horizon is background");
+  assert.ok(isBackground(f, 320, 262), "beyond the floor's far edge (z = 6 m at v = 264.5) is background");
+});
+
+test("a nearer object occludes a farther one, whatever the draw order", () => {
+  const far = boxMesh([0.2, 0.2, 0.01], at(0, 0, 2.0), [0, 0, 255]);
+  const near = boxMesh([0.05, 0.05, 0.05], at(0, 0, 1.0), [255, 0, 0]);
+  for (const meshes of [[far, near], [near, far]]) {
+    const f = renderCamera(meshes, CAM);
+    const c = px(f, 320, 240);
+    assert.ok(c[0] > 0 && c[2] === 0, `centre colour ${c} should be the red box`);
+    assert.ok(Math.abs(depthAt(f, 320, 240) - 0.95) < 1e-3);
+    // The red box's front face spans ±500·0.05/0.95 = ±26 px, the blue one's ±500·0.2/1.99 = ±50 px.
+    const side = px(f, 360, 240);
+    assert.ok(side[2] > 0 && side[0] === 0, `side colour ${side} should be the blue box`);
+    assert.ok(Math.abs(depthAt(f, 360, 240) - 1.99) < 1e-3);
+  }
+});
+
+test("geometry behind the camera or cut by the near plane draws nothing wrong and does not throw", () => {
+  // Wholly behind the camera.
+  const behind = renderCamera([boxMesh([0.1, 0.1, 0.1], at(0, 0, -1), [255, 0, 0])], CAM);
+  assert.ok(behind.depth.every((d) => d === Infinity));
+  assert.equal(behind.stats.rasterized, 0);
+  // A wall straddling the camera plane (z from −1 to +1 at x = 0.2): only the part with z ≥ near is drawn,
+  // and every drawn depth is at least the near distance and on the wall (x = 0.2 → u ≥ 319.5).
+  const wall: RenderMesh = {
+    positions: Float32Array.of(0.2, -1, -1, 0.2, 1, -1, 0.2, 1, 1, 0.2, -1, 1),
+    indices: Uint32Array.of(0, 1, 2, 0, 2, 3),
+    color: [0, 200, 0],
+  };
+  const f = renderCamera([wall], { ...CAM, nearM: 0.05 });
+  let drawn = 0;
+  for (let v = 0; v < f.height; v++) for (let u = 0; u < f.width; u++) {
+    const d = depthAt(f, u, v);
+    if (d === Infinity) continue;
+    drawn++;
+    assert.ok(d >= 0.05 - 1e-6 && u >= 319, `pixel (${u},${v}) depth ${d}`);
+    const expected = (0.2 * CAM.fx) / (u - CAM.cx); // ray meets x = 0.2
+    assert.ok(Math.abs(d - expected) < 1e-3 * Math.max(1, expected), `pixel (${u},${v}) depth ${d} expected ${expected}`);
+  }
+  assert.ok(drawn > 100000, `the right half of the image sees the wall (${drawn} px)`);
+  // NaN vertices and out-of-range indices are skipped.
+  const bad: RenderMesh = { positions: Float32Array.of(NaN, 0, 1, 1, 0, 1, 0, 1, 1), indices: Uint32Array.of(0, 1, 2, 0, 1, 7), color: [1, 2, 3] };
+  assert.ok(renderCamera([bad], CAM).depth.every((d) => d === Infinity));
+});
+
+test("flat shading gives two visible faces of one box different colours", () => {
+  // Camera above and in front of a box, seeing its top and its −x face.
+  const camera: RenderCamera = { ...CAM, worldFromCamera: lookAtPose([-0.6, 0.2, 1.3], [0, 0, 0.8]) };
+  const f = renderCamera([boxMesh([0.1, 0.1, 0.1], at(0, 0, 0.8), [200, 200, 200])], camera);
+  const colours = new Set<string>();
+  for (let i = 0; i < f.depth.length; i++) if (f.depth[i] !== Infinity) colours.add(`${f.rgb[3 * i]},${f.rgb[3 * i + 1]},${f.rgb[3 * i + 2]}`);
+  assert.ok(colours.size >= 2 && colours.size <= 3, `visible faces give ${[...colours].join(" | ")}`);
+});
+
+test("the frame's buffers are reused between renders and cleared each time", () => {
+  const frame = createRenderFrame(CAM.width, CAM.height);
+  const { rgb, depth } = frame;
+  renderCamera([boxMesh([0.05, 0.05, 0.05], at(0, 0, 1), [255, 0, 0])], CAM, frame);
+  assert.ok(!isBackground(frame, 320, 240));
+  const again = renderCamera([boxMesh([0.05, 0.05, 0.05], at(0.3, 0, 1), [255, 0, 0])], CAM, frame);
+  assert.equal(again, frame);
+  assert.equal(again.rgb, rgb);
+  assert.equal(again.depth, depth);
+  assert.ok(isBackground(frame, 320, 240), "the previous box is cleared");
+  assert.throws(() => renderCamera([], { ...CAM, width: 320 }, frame), /render frame is 640x480 but camera is 320x480/);
+});
+
+test("cameraFromCalibration composes the parent pose with the extrinsics and reads K", () => {
+  const parent: Pose3 = { position: [0.2, -0.1, 1.1], quaternion: quatFromAxisAngle([0.3, 1, 0.2], 0.7) };
+  const extrinsics: Pose3 = { position: [0.05, 0.02, 0.1], quaternion: quatFromAxisAngle([1, 0, 0], -2.2) };
+  const cal: CameraCalibration = {
+    image_width: 320, image_height: 240, camera_name: "wrist",
+    camera_matrix: { rows: 3, cols: 3, data: [300, 0, 161, 0, 310, 118, 0, 0, 1] },
+    distortion_model: "plumb_bob",
+    distortion_coefficients: { rows: 1, cols: 5, data: [0, 0, 0, 0, 0] },
+    rectification_matrix: { rows: 3, cols: 3, data: [1, 0, 0, 0, 1, 0, 0, 0, 1] },
+    projection_matrix: { rows: 3, cols: 4, data: [300, 0, 161, 0, 0, 310, 118, 0, 0, 0, 1, 0] },
+    extrinsics: { parent_frame: "left_link7", translation: extrinsics.position, quaternion_xyzw: extrinsics.quaternion },
+  };
+  const cam = cameraFromCalibration(cal, parent);
+  assert.deepEqual([cam.width, cam.height, cam.fx, cam.fy, cam.cx, cam.cy], [320, 240, 300, 310, 161, 118]);
+  // A small box at optical-frame point (0.03, 0.02, 0.5) must project to u = 300·0.03/0.5 + 161 = 179,
+  // v = 310·0.02/0.5 + 118 = 130.4, wherever the parent is.
+  const worldFromCam = compose(fromPose(parent), fromPose(extrinsics));
+  const boxPose = toPose(compose(worldFromCam, fromPose(at(0.03, 0.02, 0.5))));
+  const f = renderCamera([boxMesh([0.004, 0.004, 0.004], boxPose, [0, 255, 0])], cam);
+  assert.ok(!isBackground(f, 179, 130));
+  assert.ok(Math.abs(depthAt(f, 179, 130) - 0.496) < 1e-3, `depth ${depthAt(f, 179, 130)}`);
+  assert.ok(isBackground(f, 179, 120) && isBackground(f, 170, 130));
+  assert.throws(() => cameraFromCalibration({ ...cal, camera_matrix: { rows: 3, cols: 3, data: [0, 0, 1, 0, 1, 1, 0, 0, 1] } }, parent),
+    /calibration "wrist": camera_matrix.data\[0\] \(fx\) is 0/);
+});
+
+test("mesh builders: triangle counts, closed outward-facing surfaces, shapes from specs", () => {
+  const box = boxMesh([0.1, 0.2, 0.3], IDENTITY, [1, 2, 3]);
+  const cyl = cylinderMesh(0.05, 0.1, IDENTITY, [1, 2, 3], 12);
+  const sph = sphereMesh(0.1, IDENTITY, [1, 2, 3], 10, 6);
+  assert.equal(box.indices.length / 3, 12);
+  assert.equal(cyl.indices.length / 3, 4 * 12);
+  assert.equal(sph.indices.length / 3, 2 * 10 * 5);
+  // Closed and outward: the signed volume (divergence theorem) is positive and near the true volume.
+  const volume = (m: RenderMesh): number => {
+    let v = 0;
+    const p = m.positions;
+    for (let t = 0; t < m.indices.length; t += 3) {
+      const [a, b, c] = [m.indices[t], m.indices[t + 1], m.indices[t + 2]].map((i) => [p[3 * i], p[3 * i + 1], p[3 * i + 2]]);
+      v += (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0])) / 6;
+    }
+    return v;
+  };
+  assert.ok(Math.abs(volume(box) - 0.2 * 0.4 * 0.6) < 1e-6);
+  assert.ok(Math.abs(volume(cyl) / (Math.PI * 0.05 ** 2 * 0.2) - 1) < 0.06);
+  assert.ok(Math.abs(volume(sph) / ((4 / 3) * Math.PI * 0.1 ** 3) - 1) < 0.15);
+  // Posed: a box yawed 90° about z swaps its x and y extents.
+  const yawed = boxMesh([0.1, 0.2, 0.3], { position: [1, 2, 3], quaternion: quatFromAxisAngle([0, 0, 1], Math.PI / 2) }, [1, 2, 3]);
+  const xs = Array.from({ length: 8 }, (_, i) => yawed.positions[3 * i]);
+  assert.ok(Math.abs(Math.max(...xs) - 1.2) < 1e-6 && Math.abs(Math.min(...xs) - 0.8) < 1e-6);
+  assert.equal(meshFromShape({ kind: "sphere", radius: 0.02 }, IDENTITY, [9, 9, 9]).color[0], 9);
+  assert.throws(() => boxMesh([0.1, -1, 0.1], IDENTITY, [0, 0, 0]), /box mesh: halfExtents\[1\] -1 must be a positive/);
+});
