@@ -1,0 +1,56 @@
+import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
+import { publisher } from "../bus/rx.js";
+import { RELIABLE_QOS, type Bus, type Qos } from "../bus/types.js";
+import { codecFor } from "../msgs/codec.js";
+
+/** The events topic (std_msgs/msg/String, one JSON object per message). */
+export const EVENTS_TOPIC = "/engram/events";
+/** Events are few and must all arrive: reliable, keep the last 100 for late joiners' queues. */
+export const EVENTS_QOS: Qos = { ...RELIABLE_QOS, depth: 100 };
+
+/**
+ * One event (DESIGN.md §3): `event` names it (episode_start, episode_end, subtask_start,
+ * subtask_end, planner_call, memory, checkpoint, safety_intervention, safety_hold, hold_released,
+ * fault...), the rest are its fields. `stamp_ns` and `episode` are added by the log.
+ */
+export type EngramEvent = { event: string } & Record<string, unknown>;
+
+/**
+ * Writes every event to `events.jsonl` (synchronously, so a crash loses nothing already emitted)
+ * and publishes it on /engram/events, where the episode recorder picks it up for the MCAP.
+ * bigint fields are written as decimal strings.
+ */
+export class EventLog {
+  private readonly fd: number | null;
+  private readonly publish: ((msg: { data: string }) => void) | null;
+  private readonly listeners: Array<(e: EngramEvent) => void> = [];
+  episode: number | null = null;
+
+  constructor(opts: { bus?: Bus; file?: string; nowNs: () => bigint }) {
+    this.nowNs = opts.nowNs;
+    if (opts.file) mkdirSync(dirname(opts.file), { recursive: true });
+    this.fd = opts.file ? openSync(opts.file, "a") : null;
+    this.publish = opts.bus ? publisher(opts.bus, EVENTS_TOPIC, "std_msgs/msg/String", EVENTS_QOS, codecFor("std_msgs/msg/String")) : null;
+  }
+
+  private readonly nowNs: () => bigint;
+
+  /** Stamps, writes and publishes one event. */
+  emit(event: EngramEvent): void {
+    const stamped: EngramEvent = { ...event, stamp_ns: this.nowNs(), ...(this.episode === null ? {} : { episode: this.episode }) };
+    const line = JSON.stringify(stamped, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
+    if (this.fd !== null) writeSync(this.fd, line + "\n");
+    this.publish?.({ data: line });
+    for (const l of this.listeners) l(stamped);
+  }
+
+  /** Calls `listener` with every event emitted after this call (summaries, progress lines). */
+  onEvent(listener: (e: EngramEvent) => void): void {
+    this.listeners.push(listener);
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+  }
+}
