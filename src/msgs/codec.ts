@@ -6,6 +6,7 @@
  */
 import { parse } from "@foxglove/rosmsg";
 import { MessageReader, MessageWriter } from "@foxglove/rosmsg2-serialization";
+import "./cdrStringFix.js";
 import { isKnownType, schemaTextFor } from "./schemas.js";
 import type { KnownRosType, RosType, RosTypeMap } from "./types.js";
 
