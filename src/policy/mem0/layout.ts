@@ -31,3 +31,6 @@ export function reorderRows(x: Float64Array, from: string[], to: string[]): Floa
   }
   return out;
 }
+
+/** X-One bimanual 16-D names in policy order (left arm + gripper, right arm + gripper); used by benches and tests. */
+export const BIMANUAL_16D = ["left", "right"].flatMap((arm) => [...Array.from({ length: 7 }, (_, i) => `${arm}_joint${i + 1}`), `${arm}_gripper`]);

@@ -39,8 +39,7 @@ export const DEFAULT_INSTRUCTIONS = [
   "press the button", "press the button again",
 ];
 
-/** X-One bimanual 16-D names in policy order (left arm + gripper, right arm + gripper). */
-export const BIMANUAL_16D = ["left", "right"].flatMap((arm) => [...Array.from({ length: 7 }, (_, i) => `${arm}_joint${i + 1}`), `${arm}_gripper`]);
+export { BIMANUAL_16D } from "./layout.js";
 
 /** Default tiny sizes: 3 cameras at 64x48, 16-D, F=32, K=4, T=3, H=8. */
 export function defaultDims(vocabSize: number): TinyDims {

@@ -1,0 +1,46 @@
+/**
+ * Policy bench section: observe() and act() latency (ms p50/p99) of the committed tiny test bundle
+ * (policies/test-tiny) on CPU, with constant synthetic inputs.
+ */
+import { fileURLToPath } from "node:url";
+import { loadMem0Policy } from "./mem0/Mem0Policy.js";
+import { BIMANUAL_16D } from "./mem0/layout.js";
+
+const BUNDLE = fileURLToPath(new URL("../../policies/test-tiny", import.meta.url));
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+}
+
+function stats(ms: number[]): { p50: number; p99: number; n: number } {
+  const s = [...ms].sort((a, b) => a - b);
+  const r = (x: number) => Math.round(x * 1000) / 1000;
+  return { p50: r(percentile(s, 0.5)), p99: r(percentile(s, 0.99)), n: s.length };
+}
+
+/** Runs 200 observe() and 50 act() calls after a warm-up; figures in ms. */
+export async function bench(): Promise<Record<string, unknown>> {
+  const policy = await loadMem0Policy(BUNDLE, { actionJointNames: BIMANUAL_16D });
+  try {
+    await policy.reset({ task: "bench", episode: 0, seed: 1, instruction: "pick up the block" });
+    const { width, height } = policy.spec.imageSize;
+    const img = new Float32Array(3 * width * height).map((_, i) => Math.sin(i) * 0.5);
+    const obs = { stampNs: 0n, images: Object.fromEntries(policy.spec.cameras.map((c) => [c, img])), state: new Float64Array(16) };
+    for (let i = 0; i < 10; i++) { await policy.observe(obs); await policy.act(); }
+    const observeMs: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const t = performance.now();
+      await policy.observe(obs);
+      observeMs.push(performance.now() - t);
+    }
+    const actMs: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const t = performance.now();
+      await policy.act();
+      actMs.push(performance.now() - t);
+    }
+    return { bundle: "policies/test-tiny", provider: policy.provider, observe_ms: stats(observeMs), act_ms: stats(actMs) };
+  } finally {
+    await policy.close();
+  }
+}
