@@ -25,8 +25,10 @@ const MAX_VALUES = 16;
  * from the robot profile). Two checks:
  * - `checkChunk` validates a whole chunk when it arrives: shape, joint names, NaN/Inf (any of these
  *   rejects the whole chunk → hold, the chunk is dropped), then clamps every row into position
- *   limits / gripper range / workspace box and, given a start position, rate-limits row by row
- *   (what the trajectory output publishes). Stateless.
+ *   limits / gripper range / workspace box and limits each row's delta to the previous row; given a
+ *   start position (the measured one), row 0 is also limited against it, so the whole chunk is a
+ *   trajectory the robot may follow from where it is (what the trajectory output publishes).
+ *   Stateless.
  * - `checkStep` checks the command of one tick and rate-limits it against the last command sent,
  *   or the measured position after start or a hold (the ramp). Stateful: remembers the last command.
  *
@@ -49,7 +51,7 @@ export class SafetyFilter {
     this.robot = opts.profile.name;
   }
 
-  /** Validates and clamps a whole chunk; with `from`, also ramps row 0 from it and limits each row's delta. */
+  /** Validates and clamps a whole chunk (range, then row-to-row delta); with `from`, row 0 also ramps from it. */
   checkChunk(chunk: ActionChunk, from?: JointPositions): Verdict<ActionChunk> {
     const dims = this.resolveNames(chunk.jointNames, chunk.dim, chunk.horizon, chunk.actions.length);
     if (!Array.isArray(dims)) return dims;
