@@ -115,7 +115,10 @@ export function describeValue(v: unknown): string {
   if (v === null) return "null";
   if (typeof v === "string") return `string ${JSON.stringify(v.length > 60 ? `${v.slice(0, 57)}...` : v)}`;
   if (typeof v === "number" || typeof v === "boolean") return `${typeof v} ${String(v)}`;
-  if (Array.isArray(v)) return `a list of ${v.length}`;
+  if (Array.isArray(v)) {
+    const scalars = v.length <= 16 && v.every((x) => typeof x === "number" || typeof x === "string" || typeof x === "boolean");
+    return scalars ? `a list of ${v.length} ${JSON.stringify(v)}` : `a list of ${v.length}`;
+  }
   if (typeof v === "object") return `a map with keys [${Object.keys(v).join(", ")}]`;
   return typeof v;
 }

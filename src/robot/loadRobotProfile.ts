@@ -3,7 +3,7 @@
  * Calibration paths are relative to the repo root (the folder above robots/).
  */
 import { isAbsolute, relative, resolve } from "node:path";
-import { ConfigError, configRoot, loadCalibration, loadYamlOrThrow, missingFileIssue, resolveRef, robotProfileSchema } from "../config/index.js";
+import { ConfigError, configRoot, issueAt, loadCalibration, loadYamlOrThrow, missingFileIssue, resolveRef, robotProfileSchema } from "../config/index.js";
 import type { ConfigIssue } from "../config/index.js";
 import type { CameraCalibration, RobotProfile } from "./types.js";
 
@@ -32,8 +32,9 @@ export function loadRobotProfile(file: string, root = configRoot(file)): LoadedR
     try {
       calibrations[cam.name] = loadCalibration(displayPath(resolveRef(root, cam.calibration)));
     } catch (err) {
-      if (err instanceof ConfigError) issues.push(...err.issues);
-      else throw err;
+      if (!(err instanceof ConfigError)) throw err;
+      issues.push(issueAt(source, ["cameras", i, "calibration"], `expected a valid calibration file, found "${cam.calibration}" with ${err.issues.length} error(s) (listed under that file)`));
+      issues.push(...err.issues);
     }
   });
   if (issues.length > 0) throw new ConfigError(issues);

@@ -1,6 +1,8 @@
 /**
  * Schema of a robot profile (`robots/<name>.yaml`). It infers exactly `RobotProfile` from
- * src/robot/types.ts (pinned by a type-level check below). Cross-field checks: unique joint names,
+ * src/robot/types.ts (pinned by a type-level check below). NOTE: zod runs the whole-profile
+ * cross-field checks only once every field has the right type, so a file with type errors shows
+ * those first; the cross-field errors follow once they are fixed. Cross-field checks: unique joint names,
  * lower < upper, arm/gripper/home/layout/joint_order names exist, home within limits, joint_order
  * is a permutation of the joints, pose interface has its topics, workspace min < max.
  */
@@ -15,7 +17,10 @@ const jointSpec = z.object({
   lower: finite,
   upper: finite,
   velocity_limit: finite.positive(),
-}).strict();
+}).strict().superRefine((j, ctx) => {
+  // Checked per joint so it is reported even when other parts of the file have type errors.
+  if (!(j.lower < j.upper)) addIssue(ctx, ["upper"], `expected upper > lower (${j.lower}) for joint "${j.name}"`);
+});
 
 const armSpec = z.object({
   name,
@@ -87,9 +92,6 @@ type ProfileShape = z.output<typeof profileObject>;
 function checkProfile(p: ProfileShape, ctx: z.RefinementCtx): void {
   const joints = new Map(p.joints.map((j) => [j.name, j]));
   checkUnique(ctx, p.joints.map((j) => j.name), (i) => ["joints", i, "name"], "joint name");
-  p.joints.forEach((j, i) => {
-    if (!(j.lower < j.upper)) addIssue(ctx, ["joints", i, "upper"], `expected upper > lower (${j.lower}) for joint "${j.name}"`);
-  });
   const known = (): string => `expected a joint named in joints (${[...joints.keys()].join(", ")})`;
   checkUnique(ctx, p.arms.map((a) => a.name), (i) => ["arms", i, "name"], "arm name");
   p.arms.forEach((a, i) => {

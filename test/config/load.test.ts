@@ -1,0 +1,165 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { test } from "node:test";
+import { z } from "zod";
+import { ConfigError, formatPath, loadCalibration, loadRunConfig, parseYaml, validateSource } from "../../src/config/index.js";
+import { loadRobotProfile } from "../../src/robot/index.js";
+import { copyConfigs, edit, REPO } from "./helpers.js";
+
+function configError(fn: () => unknown): ConfigError {
+  try { fn(); } catch (err) {
+    assert.ok(err instanceof ConfigError, `expected a ConfigError, got ${String(err)}`);
+    return err;
+  }
+  assert.fail("expected a ConfigError, nothing was thrown");
+}
+
+test("shipped robot profiles, calibrations and run configs validate", () => {
+  for (const name of ["x-one", "franka-droid"]) {
+    const robot = loadRobotProfile(join(REPO, "robots", `${name}.yaml`));
+    assert.equal(robot.profile.name, name);
+    assert.deepEqual(Object.keys(robot.calibrations).sort(), robot.profile.cameras.map((c) => c.name).sort());
+  }
+  for (const name of ["sim-x-one", "sim-franka"]) {
+    const run = loadRunConfig(join(REPO, "launch", `${name}.yaml`));
+    assert.equal(run.config.name, name);
+    assert.equal(run.root, REPO);
+  }
+});
+
+test("a mistyped field names file, exact line:column, field path, expected and found", () => {
+  const dir = copyConfigs();
+  const file = join(dir, "robots", "x-one.yaml");
+  const pos = edit(file, "upper: 2.35, velocity_limit: 3.14 }", "upper: 2.35, velocity_limit: fast }");
+  const col = pos.column + "upper: 2.35, velocity_limit: ".length;
+  const err = configError(() => loadRobotProfile(file));
+  assert.equal(err.issues.length, 1);
+  const i = err.issues[0]!;
+  assert.equal(i.file, file);
+  assert.equal(i.line, pos.line);
+  assert.equal(i.column, col);
+  assert.equal(i.path, "joints[3].velocity_limit");
+  assert.equal(err.message, `${file}:${pos.line}:${col} joints[3].velocity_limit: expected number, found string "fast"`);
+});
+
+test("malformed YAML reports the parser's line", () => {
+  const { issues } = parseYaml("bad.yaml", "name: x\njoints: [1, 2\ncameras: []\n");
+  assert.equal(issues.length, 1);
+  assert.equal(issues[0]!.file, "bad.yaml");
+  assert.equal(issues[0]!.line, 3);
+  assert.match(issues[0]!.message, /malformed YAML/);
+  const dir = copyConfigs();
+  const file = join(dir, "calibration", "x-one", "head.yaml");
+  const pos = edit(file, "image_height: 480", "image_height: [480");
+  const err = configError(() => loadCalibration(file));
+  assert.ok(err.issues.every((x) => x.file === file && x.line >= pos.line), err.message);
+});
+
+test("duplicate keys are malformed YAML with a line", () => {
+  const { issues } = parseYaml("dup.yaml", "a: 1\nb: 2\na: 3\n");
+  assert.equal(issues.length, 1);
+  assert.equal(issues[0]!.line, 3);
+  assert.match(issues[0]!.message, /DUPLICATE_KEY/);
+});
+
+test("an unknown field is an error at its key", () => {
+  const dir = copyConfigs();
+  const file = join(dir, "robots", "franka-droid.yaml");
+  const pos = edit(file, "control_hz: 15", "control_hz: 15\ncontrol_rate: 15");
+  const err = configError(() => loadRobotProfile(file));
+  assert.equal(err.issues.length, 1);
+  assert.equal(err.issues[0]!.line, pos.line + 1);
+  assert.equal(err.issues[0]!.column, 1);
+  assert.equal(err.issues[0]!.path, "control_rate");
+  assert.match(err.issues[0]!.message, /unknown field "control_rate"/);
+});
+
+test("a missing calibration file names the profile field and the missing path", () => {
+  const dir = copyConfigs();
+  const file = join(dir, "robots", "x-one.yaml");
+  const pos = edit(file, "calibration/x-one/left_wrist.yaml", "calibration/x-one/no_such.yaml");
+  const err = configError(() => loadRobotProfile(file));
+  assert.equal(err.issues.length, 1);
+  const i = err.issues[0]!;
+  assert.equal(i.line, pos.line);
+  assert.equal(i.path, "cameras[1].calibration");
+  assert.match(i.message, /missing path "calibration\/x-one\/no_such.yaml"/);
+});
+
+test("errors inside a referenced calibration file are reported with that file's line", () => {
+  const dir = copyConfigs();
+  const cal = join(dir, "calibration", "x-one", "right_wrist.yaml");
+  const pos = edit(cal, "image_width: 640", "image_width: 640.5");
+  const err = configError(() => loadRobotProfile(join(dir, "robots", "x-one.yaml")));
+  assert.equal(err.issues.length, 2);
+  assert.equal(err.issues[0]!.path, "cameras[2].calibration");
+  assert.match(err.issues[0]!.message, /with 1 error\(s\)/);
+  assert.ok(err.issues[1]!.file.endsWith(join("calibration", "x-one", "right_wrist.yaml")));
+  assert.equal(err.issues[1]!.line, pos.line);
+  assert.match(err.message, /image_width: expected integer, found number 640.5/);
+});
+
+test("every error of a file is reported at once, one line each", () => {
+  const dir = copyConfigs();
+  const file = join(dir, "robots", "x-one.yaml");
+  const a = edit(file, "rate_hz: 100", "rate_hz: hundred");
+  const b = edit(file, "encoding: rgb8", "encoding: bgr8");
+  const c = edit(file, "control_hz: 10", "control_hz: 10\nextra_field: 1");
+  const err = configError(() => loadRobotProfile(file));
+  const lines = err.message.split("\n");
+  assert.equal(lines.length, 3, err.message);
+  assert.deepEqual(err.issues.map((i) => i.line), [a.line, b.line, c.line + 1]);
+  assert.match(lines[0]!, /joint_state\.rate_hz: expected number, found string "hundred"/);
+  assert.match(lines[1]!, /cameras\[0\]\.encoding: expected one of "rgb8", "jpeg", found string "bgr8"/);
+  assert.match(lines[2]!, /extra_field: unknown field/);
+});
+
+test("cross-field checks name the field and line", () => {
+  const dir = copyConfigs();
+  const file = join(dir, "robots", "x-one.yaml");
+  const lim = edit(file, "{ name: left_joint2,  kind: revolute, lower: -2.09, upper: 2.09", "{ name: left_joint2,  kind: revolute, lower: 2.09, upper: -2.09");
+  const home = edit(file, "  left_joint7: 0.0\n", "  left_joint77: 0.0\n");
+  const layout = edit(file, "            left_gripper, right_gripper]", "            left_gripper, rite_gripper]");
+  const err = configError(() => loadRobotProfile(file));
+  const byPath = new Map(err.issues.map((i) => [i.path, i]));
+  assert.equal(byPath.get("joints[1].upper")?.line, lim.line, err.message);
+  assert.equal(byPath.get("home.left_joint77")?.line, home.line, err.message);
+  assert.match(byPath.get("home")!.message, /missing: left_joint7/);
+  assert.equal(byPath.get("layouts.bimanual_16d.names[15]")?.line, layout.line, err.message);
+  assert.match(err.message, /home\.left_joint1: expected a home position within \[2\.09, -2\.09\]|joints\[1\]\.upper: expected upper > lower/);
+});
+
+test("joint_order must be a permutation of the joints", () => {
+  const dir = copyConfigs();
+  const file = join(dir, "robots", "franka-droid.yaml");
+  const pos = edit(file, "panda_joint6, panda_joint7, panda_gripper]\n  pose_topic", "panda_joint6, panda_joint6, panda_gripper]\n  pose_topic");
+  const err = configError(() => loadRobotProfile(file));
+  const paths = err.issues.map((i) => i.path);
+  assert.ok(paths.includes("command.joint_order[6]"), err.message);
+  assert.ok(paths.includes("command.joint_order"), err.message);
+  assert.ok(err.issues.every((i) => i.line === pos.line), err.message);
+  assert.match(err.message, /missing: panda_joint7/);
+});
+
+test("run config: bad task, bad physics rate, missing robot file", () => {
+  const dir = copyConfigs();
+  const file = join(dir, "launch", "sim-x-one.yaml");
+  const t = edit(file, "task: put-back-block", "task: stack-blocks");
+  const p = edit(file, "physics_hz: 240", "physics_hz: 60");
+  const err = configError(() => loadRunConfig(file));
+  assert.deepEqual(err.issues.map((i) => [i.line, i.path]), [[p.line, "sim.physics_hz"], [t.line, "task"]]);
+  assert.match(err.message, /expected a number ≥ 240, found number 60/);
+  const file2 = join(dir, "launch", "sim-franka.yaml");
+  const r = edit(file2, "robot: robots/franka-droid.yaml", "robot: robots/franka.yaml");
+  const err2 = configError(() => loadRunConfig(file2));
+  assert.equal(err2.issues[0]!.line, r.line);
+  assert.match(err2.message, /robot: expected an existing robot profile, found missing path "robots\/franka.yaml"/);
+});
+
+test("validateSource maps nested paths and formats them", () => {
+  assert.equal(formatPath(["joints", 3, "velocity_limit"]), "joints[3].velocity_limit");
+  const { source } = parseYaml("t.yaml", "a:\n  b:\n    - 1\n    - x\n");
+  const r = validateSource(source, z.object({ a: z.object({ b: z.array(z.number()) }).strict() }).strict());
+  assert.equal(r.ok, false);
+  if (!r.ok) assert.deepEqual(r.issues, [{ file: "t.yaml", line: 4, column: 7, path: "a.b[1]", message: 'expected number, found string "x"' }]);
+});
