@@ -1,0 +1,36 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { debounceStep, initialDebounce, sigmoid } from "../../src/policy/mem0/subtaskDebounce.js";
+
+const run = (logits: number[], threshold: number, switchCount: number) => {
+  let state = initialDebounce();
+  return logits.map((l) => {
+    const s = debounceStep(state, l, { threshold, switchCount });
+    state = s.state;
+    return s.ended;
+  });
+};
+
+test("sigmoid is stable at the extremes", () => {
+  assert.equal(sigmoid(0), 0.5);
+  assert.ok(Math.abs(sigmoid(800) - 1) < 1e-12);
+  assert.ok(sigmoid(-800) >= 0 && sigmoid(-800) < 1e-300);
+});
+
+test("a switch is declared only when the positive count since the last switch reaches switch_count", () => {
+  const P = 3, N = -3; // sigmoid 0.95 / 0.05
+  const table: [number[], number, boolean[]][] = [
+    [[P, P, P], 3, [false, false, true]],
+    [[P, N, P, N, P], 3, [false, false, false, false, true]], // not necessarily consecutive
+    [[P, P, P, P, P, P], 3, [false, false, true, false, false, true]], // count restarts after a switch
+    [[N, N, N, N], 1, [false, false, false, false]],
+    [[P, N, P], 1, [true, false, true]],
+  ];
+  for (const [logits, count, want] of table) assert.deepEqual(run(logits, 0.5, count), want, `${logits} count=${count}`);
+});
+
+test("threshold is inclusive (sigmoid >= threshold) and NaN counts as negative", () => {
+  assert.deepEqual(run([0, 0], 0.5, 2), [false, true]);
+  assert.deepEqual(run([0, 0], 0.51, 2), [false, false]);
+  assert.deepEqual(run([NaN, NaN, NaN], 0.5, 1), [false, false, false]);
+});
