@@ -7,3 +7,4 @@ export {
 export { recoverMcap, defaultRecoveredPath, type RecoverResult } from "./mcapRecover.js";
 export { summarizeMcap, mcapFilesOf, type McapSummary, type TopicSummary } from "./mcapInspect.js";
 export { offeredQosYaml, qosFromOfferedYaml } from "./mcapQos.js";
+export { syntheticMessages, syntheticTopics, writeSyntheticRecording, type SyntheticSpec, type SyntheticMessage, type SyntheticResult } from "./mcapSynthetic.js";
