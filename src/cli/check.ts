@@ -8,9 +8,9 @@
 import { readdirSync, statSync } from "node:fs";
 import { basename, join, sep } from "node:path";
 import { z } from "zod";
-import { ConfigError, formatIssue, loadCalibration, loadPolicyManifest, loadRunConfig, loadYamlOrThrow } from "../config/index.js";
+import { ConfigError, formatIssue, issueAt, loadCalibration, loadPolicyManifest, loadRunConfig, loadYamlOrThrow } from "../config/index.js";
 import type { ConfigIssue } from "../config/index.js";
-import { loadRobotProfile } from "../robot/index.js";
+import { loadRobotProfile, policyFitIssues } from "../robot/index.js";
 import { parseArgs } from "./args.js";
 
 const DEFAULT_PATHS = ["robots", "calibration", "policies", "launch"];
@@ -36,7 +36,17 @@ function checkOne(file: string, kind: Kind): void {
     case "robot profile": loadRobotProfile(file); return;
     case "calibration": loadCalibration(file); return;
     case "policy manifest": loadPolicyManifest(file); return;
-    case "run config": loadRunConfig(file); return;
+    case "run config": {
+      const run = loadRunConfig(file);
+      if (run.bundlePath === null) return;
+      // A configured bundle must fit the configured robot (cameras, layouts, dims).
+      const robot = loadRobotProfile(run.robotPath);
+      const bundle = loadPolicyManifest(join(run.bundlePath, "policy.yaml"));
+      const issues = policyFitIssues(bundle.manifest, bundle.source, robot.profile);
+      if (issues.length === 0) return;
+      const at = issueAt(run.source, ["policy", "bundle"], `expected a bundle that fits robot "${robot.profile.name}", found "${run.config.policy.bundle}" with ${issues.length} mismatch(es) (listed under its policy.yaml)`);
+      throw new ConfigError([at, ...issues]);
+    }
     case "ros2 launch file": loadYamlOrThrow(file, launchFileSchema); return;
   }
 }

@@ -2,6 +2,7 @@
 export type { ArmSpec, CameraCalibration, CameraSpec, CommandSpec, JointSpec, LayoutSpec, RobotProfile, SafetySpec } from "./types.js";
 export { loadRobotProfile } from "./loadRobotProfile.js";
 export type { LoadedRobot } from "./loadRobotProfile.js";
-export { fromPolicyVector, getLayout, layoutDim, toPolicyVector } from "./layout.js";
+export { fromPolicyVector, getLayout, layoutDim, layoutNames, toPolicyVector } from "./layout.js";
+export { policyFitIssues } from "./policyFit.js";
 export type { JointVector } from "./layout.js";
 export { cameraInfoFromCalibration, parentToOptical, projectPoint, rotate } from "./calibration.js";

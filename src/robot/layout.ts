@@ -17,6 +17,14 @@ export function layoutDim(layout: LayoutSpec): number {
   return layout.kind === "joint" ? layout.names.length : layout.dims.length;
 }
 
+/** Names of a layout's vector dims in order: joint names, or `<arm>.<dim>` for end_effector (e.g. `arm.x`). */
+export function layoutNames(layout: LayoutSpec): string[] {
+  switch (layout.kind) {
+    case "joint": return [...layout.names];
+    case "end_effector": return layout.dims.map((d) => `${layout.arm}.${d}`);
+  }
+}
+
 /** The layout named `name` in a profile; throws naming the known layouts when absent. */
 export function getLayout(profile: RobotProfile, name: string): LayoutSpec {
   const layout = profile.layouts[name];
