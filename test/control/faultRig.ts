@@ -1,0 +1,203 @@
+/**
+ * A rig that runs the real episode loop (src/trial/episodeLoop.ts) on a LocalBus in lock-step sim
+ * time, with a real ONNX policy (an Add graph: actions = state + bias, biases chosen per chunk,
+ * NaN and out-of-range included) and a stand-in arm.
+ *
+ * NOTE: `RigArm` stands in for the sim twin's arm (src/sim/) until its bus node is wired here: it
+ * follows every received JointTrajectory exactly (a perfect joint_trajectory_controller) and
+ * publishes JointState and an rgb8 camera image each tick, unless a fault silences them.
+ */
+import onnxProto from "onnx-proto";
+import * as ort from "onnxruntime-node";
+import { SimClock } from "../../src/bus/clock.js";
+import { LocalBus } from "../../src/bus/local.js";
+import { RELIABLE_QOS, SENSOR_QOS } from "../../src/bus/types.js";
+import { ActionScheduler, SafetyFilter, StopLatch, Watchdog, createOutput, watchedTopics } from "../../src/control/index.js";
+import { codecFor } from "../../src/msgs/codec.js";
+import { nsFromTime, timeFromNs, type JointTrajectory } from "../../src/msgs/types.js";
+import type { Planner } from "../../src/policy/planner/types.js";
+import type { ActionChunk, EpisodeInfo, ObserveResult, Policy, PolicySpec, PreparedObservation } from "../../src/policy/types.js";
+import { getLayout, loadRobotProfile } from "../../src/robot/index.js";
+import type { RobotProfile } from "../../src/robot/types.js";
+import { runEpisodeLoop, type EpisodeLoopResult } from "../../src/trial/episodeLoop.js";
+import { EventLog, type EngramEvent } from "../../src/trial/eventLog.js";
+
+const { onnx } = onnxProto;
+
+/** actions[H, D] = state[1, D] + bias[H, D], serialized ONNX. */
+export function addModel(bias: Float32Array, H: number, D: number): Uint8Array {
+  const F = onnx.TensorProto.DataType.FLOAT;
+  const info = (name: string, dims: number[]) => ({ name, type: { tensorType: { elemType: F, shape: { dim: dims.map((d) => ({ dimValue: d })) } } } });
+  return onnx.ModelProto.encode(onnx.ModelProto.create({
+    irVersion: 7, producerName: "engram-control-test", opsetImport: [{ domain: "", version: 13 }],
+    graph: {
+      name: "add", node: [{ opType: "Add", input: ["state", "bias"], output: ["actions"], name: "add" }],
+      initializer: [{ name: "bias", dims: [H, D], dataType: F, floatData: Array.from(bias) }],
+      input: [info("state", [1, D])], output: [info("actions", [H, D])],
+    },
+  })).finish();
+}
+
+/** A Policy whose act() runs an ONNX Add model on the last observed state; `biasFor(n)` picks chunk n's bias. */
+class OnnxAddPolicy implements Policy {
+  readonly spec: PolicySpec;
+  private state = new Float64Array(0);
+  private acts = 0;
+  private readonly sessions = new Map<string, ort.InferenceSession>();
+
+  constructor(private readonly names: string[], horizon: number, private readonly biasFor: (n: number) => Float32Array) {
+    this.spec = { name: "onnx-add", cameras: ["head"], imageSize: { width: 32, height: 24 }, layout: "bimanual_16d", horizon };
+  }
+  async reset(_e: EpisodeInfo): Promise<void> { this.acts = 0; }
+  setInstruction(_t: string): void {}
+  async observe(obs: PreparedObservation): Promise<ObserveResult> {
+    this.state = obs.state;
+    return { logit: -5, subtaskEnded: false };
+  }
+  async act(): Promise<ActionChunk> {
+    const H = this.spec.horizon, D = this.names.length;
+    const bias = this.biasFor(this.acts++);
+    const key = Array.from(bias.subarray(0, 8)).join(",") + bias.length + bias.findIndex((v) => !Number.isFinite(v) || Math.abs(v) > 1);
+    let s = this.sessions.get(key);
+    if (!s) { s = await ort.InferenceSession.create(addModel(bias, H, D)); this.sessions.set(key, s); }
+    const out = await s.run({ state: new ort.Tensor("float32", Float32Array.from(this.state), [1, D]) });
+    return { jointNames: this.names, actions: Float64Array.from(out["actions"]!.data as Float32Array), horizon: H, dim: D };
+  }
+  async close(): Promise<void> { for (const s of this.sessions.values()) await s.release(); }
+}
+
+/** What a fault does on a tick: silence a sensor, publish a Bool, or fail the planner. */
+export interface Fault {
+  silence?: { joints?: boolean; camera?: boolean };
+  bools?: Array<{ topic: string; data: boolean }>;
+}
+
+export interface RigOptions {
+  ticks: number;
+  horizon: number;
+  /** Bias of chunk n (H x 16, robot units). */
+  biasFor: (n: number) => Float32Array;
+  /** Faults by tick index. */
+  faults?: (tick: number) => Fault | undefined;
+  planner?: Planner;
+  deadman?: boolean;
+}
+
+/** One command the rig's arm received, with the position it was at when it arrived. */
+export interface ReceivedCommand { atNs: bigint; from: Record<string, number>; traj: JointTrajectory }
+
+export interface RigResult {
+  profile: RobotProfile;
+  filter: SafetyFilter;
+  events: EngramEvent[];
+  commands: ReceivedCommand[];
+  result: EpisodeLoopResult;
+}
+
+/** Runs one episode of `ticks` ticks on x-one.yaml with the given faults. */
+export async function runRig(o: RigOptions): Promise<RigResult> {
+  const loaded = loadRobotProfile("robots/x-one.yaml").profile;
+  const profile: RobotProfile = o.deadman ? { ...loaded, safety: { ...loaded.safety, deadman_topic: "/engram/deadman" } } : loaded;
+  const layout = getLayout(profile, "bimanual_16d");
+  if (layout.kind !== "joint") throw new Error("bimanual_16d must be a joint layout");
+  const clock = new SimClock(1_000_000_000n);
+  const bus = new LocalBus({ clock });
+  const periodNs = BigInt(Math.round(1e9 / profile.control_hz));
+  const head = profile.cameras.find((c) => c.name === "head")!;
+
+  // The stand-in arm.
+  const position: Record<string, number> = { ...profile.home };
+  let running: { startNs: bigint; traj: JointTrajectory } | null = null;
+  const commands: ReceivedCommand[] = [];
+  const trajCodec = codecFor("trajectory_msgs/msg/JointTrajectory");
+  bus.subscribe(profile.command.joint_topic, "trajectory_msgs/msg/JointTrajectory", RELIABLE_QOS, (cdr, receivedNs) => {
+    const traj = trajCodec.decode(cdr);
+    commands.push({ atNs: receivedNs, from: { ...position }, traj });
+    running = traj.points.length === 0 ? null : { startNs: receivedNs, traj };
+  });
+  const follow = (nowNs: bigint) => {
+    if (!running) return;
+    let point = null;
+    for (const p of running.traj.points) if (running.startNs + nsFromTime(p.time_from_start) <= nowNs) point = p;
+    if (point) running.traj.joint_names.forEach((n, i) => { position[n] = point!.positions[i]!; });
+  };
+  const pubJoints = bus.advertise(profile.joint_state.topic, "sensor_msgs/msg/JointState", SENSOR_QOS);
+  const pubImage = bus.advertise(head.topic, "sensor_msgs/msg/Image", SENSOR_QOS);
+  const bools = new Map<string, (cdr: Uint8Array) => void>();
+  const boolPub = (topic: string) => {
+    if (!bools.has(topic)) bools.set(topic, bus.advertise(topic, "std_msgs/msg/Bool", RELIABLE_QOS));
+    return bools.get(topic)!;
+  };
+  const W = 32, Hh = 24;
+  const pixels = new Uint8Array(W * Hh * 3).map((_, i) => (i * 7) & 255);
+  let tick = 0;
+  const flush = async () => { for (let i = 0; i < 4; i++) await new Promise<void>((r) => setImmediate(r)); };
+  const pace = async (ns: bigint) => {
+    await flush(); // the commands of the last tick reach the arm before time moves on
+    await clock.advanceTo(ns);
+    follow(ns);
+    const fault = o.faults?.(tick) ?? {};
+    const stamp = timeFromNs(ns);
+    if (!fault.silence?.joints) {
+      const names = Object.keys(position);
+      pubJoints(codecFor("sensor_msgs/msg/JointState").encode({ header: { stamp, frame_id: "" }, name: names, position: names.map((n) => position[n]!), velocity: [], effort: [] }));
+    }
+    if (!fault.silence?.camera) {
+      pubImage(codecFor("sensor_msgs/msg/Image").encode({ header: { stamp, frame_id: head.frame_id }, height: Hh, width: W, encoding: "rgb8", is_bigendian: 0, step: W * 3, data: pixels }));
+    }
+    if (o.deadman && !fault.bools?.some((b) => b.topic === "/engram/deadman")) boolPub("/engram/deadman")(codecFor("std_msgs/msg/Bool").encode({ data: true }));
+    for (const b of fault.bools ?? []) boolPub(b.topic)(codecFor("std_msgs/msg/Bool").encode({ data: b.data }));
+    tick++;
+    await flush(); // sensor messages reach the loop before its tick reads them
+  };
+
+  const names = layout.names;
+  const policy = new OnnxAddPolicy(names, o.horizon, o.biasFor);
+  const events: EngramEvent[] = [];
+  const log = new EventLog({ nowNs: () => clock.nowNs() });
+  log.onEvent((e) => events.push(e));
+  const filter = new SafetyFilter({ profile, layout });
+  try {
+    const result = await runEpisodeLoop({
+      bus, profile, layout, policy,
+      imageSpecs: { head: { width: 32, height: 24, mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5] } },
+      controlHz: profile.control_hz, pace, realtime: false,
+      complexity: o.planner ? "M(n)" : "M(1)", globalTask: "put back the block", planner: o.planner ?? null, keyMemory: true,
+      scheduler: new ActionScheduler({ dim: names.length }),
+      safety: filter, output: createOutput(profile, layout),
+      stops: new StopLatch({ safety: profile.safety, deadmanStaleAfterMs: 300 }),
+      watchdog: new Watchdog(watchedTopics(profile, ["head"])),
+      events: log, maxSteps: o.ticks, checkEnd: () => null,
+    });
+    return { profile, filter, events, commands, result };
+  } finally {
+    await policy.close();
+    await bus.close();
+  }
+}
+
+/** Bias of a well-behaved chunk: every joint drifts +0.01 rad per step, grippers stay. */
+export function gentleBias(H: number, names: string[]): Float32Array {
+  const b = new Float32Array(H * names.length);
+  for (let k = 0; k < H; k++) names.forEach((n, j) => { b[k * names.length + j] = n.endsWith("gripper") ? 0 : 0.01 * (k + 1); });
+  return b;
+}
+
+/** Every trajectory point within joint limits, within one tick's step of the previous point (the first: of the arm's position). Returns violations. */
+export function violations(r: RigResult): string[] {
+  const out: string[] = [];
+  const lim = new Map(r.filter.limits.map((l) => [l.name, l]));
+  for (const c of r.commands) {
+    let prev = c.traj.joint_names.map((n) => c.from[n]!);
+    c.traj.points.forEach((p, k) => {
+      c.traj.joint_names.forEach((n, i) => {
+        const l = lim.get(n)!;
+        const v = p.positions[i]!;
+        if (!(v >= l.lower && v <= l.upper)) out.push(`${n}=${v} outside [${l.lower}, ${l.upper}] point ${k}`);
+        if (Math.abs(v - prev[i]!) > l.maxStep + 1e-9) out.push(`${n} step ${v - prev[i]!} > ${l.maxStep} point ${k}`);
+      });
+      prev = Array.from(p.positions);
+    });
+  }
+  return out;
+}

@@ -1,0 +1,96 @@
+/**
+ * Fault injection over the real episode loop (see faultRig.ts): camera stops, joint topic stops,
+ * planner dies, model returns NaN, model returns out-of-range values, e-stop pressed (and resumed),
+ * deadman released. For each: the expected hold, its event, and zero commands outside limits.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { PlannerFailure } from "../../src/policy/planner/types.js";
+import { gentleBias, runRig, violations, type RigResult } from "./faultRig.js";
+import { getLayout, loadRobotProfile } from "../../src/robot/index.js";
+
+const H = 10;
+const layout = getLayout(loadRobotProfile("robots/x-one.yaml").profile, "bimanual_16d");
+const NAMES = layout.kind === "joint" ? layout.names : [];
+const gentle = gentleBias(H, NAMES);
+
+const holds = (r: RigResult) => r.events.filter((e) => e.event === "safety_hold");
+
+function assertHeld(r: RigResult, reason: string, topic?: string): void {
+  const h = holds(r).find((e) => e.reason === reason);
+  assert.ok(h, `expected a ${reason} hold event, got ${JSON.stringify(r.events.map((e) => e.event + ":" + String(e.reason ?? "")))}`);
+  if (topic) assert.equal(h.topic, topic);
+  assert.deepEqual(violations(r), [], "commands outside limits");
+  assert.ok(r.commands.some((c) => c.traj.points.length === 1), "a hold command (one point) was published");
+}
+
+/** The arm's commanded points at the hold: one point at the measured position. */
+function holdsAtMeasured(r: RigResult): boolean {
+  return r.commands.some((c) => c.traj.points.length === 1 && c.traj.joint_names.every((n, i) => c.traj.points[0]!.positions[i] === c.from[n]));
+}
+
+test("baseline: gentle chunks run without holds or interventions", async () => {
+  const r = await runRig({ ticks: 25, horizon: H, biasFor: () => gentle });
+  assert.deepEqual(holds(r), []);
+  assert.deepEqual(violations(r), []);
+  assert.equal(r.commands.length, 3); // chunks at ticks 0, 10, 20
+  assert.equal(r.commands[0]!.traj.points.length, H);
+});
+
+test("camera stops → stale hold naming the camera topic, arm held at its measured position", async () => {
+  const r = await runRig({ ticks: 12, horizon: H, biasFor: () => gentle, faults: (t) => (t >= 4 ? { silence: { camera: true } } : undefined) });
+  assertHeld(r, "stale", "/head_camera/color/image_raw");
+  assert.ok(holdsAtMeasured(r));
+});
+
+test("joint topic stops → stale hold on /joint_states", async () => {
+  const r = await runRig({ ticks: 12, horizon: H, biasFor: () => gentle, faults: (t) => (t >= 4 ? { silence: { joints: true } } : undefined) });
+  assertHeld(r, "stale", "/joint_states");
+});
+
+test("model returns NaN → whole chunk rejected, non_finite hold with the offending values", async () => {
+  const nan = Float32Array.from(gentle);
+  nan[3 * 16 + 5] = Number.NaN;
+  const r = await runRig({ ticks: 15, horizon: H, biasFor: (n) => (n === 1 ? nan : gentle) });
+  assertHeld(r, "non_finite");
+  const h = holds(r).find((e) => e.reason === "non_finite")!;
+  assert.deepEqual(h.values, [{ step: 3, joint: NAMES[5], value: "NaN" }]);
+  assert.ok(holdsAtMeasured(r));
+});
+
+test("model returns out-of-range values → clamped, intervention events, every command within limits", async () => {
+  const wild = new Float32Array(H * 16).map((_, i) => ((i % 3) - 1) * 20);
+  const r = await runRig({ ticks: 12, horizon: H, biasFor: (n) => (n === 0 ? wild : gentle) });
+  const clamps = r.events.filter((e) => e.event === "safety_intervention");
+  assert.ok(clamps.some((e) => e.kind === "position_limit"));
+  assert.ok(clamps.some((e) => e.kind === "step_limit"));
+  assert.deepEqual(violations(r), []);
+});
+
+test("e-stop pressed → estop hold until resume, then commands ramp from the measured position", async () => {
+  const r = await runRig({
+    ticks: 20, horizon: H, biasFor: () => gentle,
+    faults: (t) => (t === 3 ? { bools: [{ topic: "/engram/estop", data: true }] } : t === 5 ? { bools: [{ topic: "/engram/estop", data: false }] } : t === 9 ? { bools: [{ topic: "/engram/resume", data: true }] } : undefined),
+  });
+  assertHeld(r, "estop", "/engram/estop");
+  const names = r.events.map((e) => e.event);
+  assert.ok(names.indexOf("estop") < names.indexOf("estop_resumed"), names.join(","));
+  // After the resume a full chunk is published again.
+  const afterResume = r.commands.filter((c) => c.traj.points.length === H);
+  assert.ok(afterResume.length >= 2);
+});
+
+test("deadman released → deadman hold", async () => {
+  const r = await runRig({ ticks: 12, horizon: H, biasFor: () => gentle, deadman: true, faults: (t) => (t >= 4 ? { bools: [{ topic: "/engram/deadman", data: false }] } : undefined) });
+  assertHeld(r, "deadman", "/engram/deadman");
+});
+
+test("planner server dies → hold, planner_failure event, episode aborted", async () => {
+  const planner = { next: async () => { throw new PlannerFailure("network", "connect ECONNREFUSED 127.0.0.1:8000", 3, 40); } };
+  const r = await runRig({ ticks: 12, horizon: H, biasFor: () => gentle, planner });
+  assert.equal(r.result.end.kind, "aborted");
+  assert.ok(r.events.some((e) => e.event === "planner_failure"));
+  assert.ok(holds(r).length >= 1);
+  assert.deepEqual(violations(r), []);
+  assert.ok(r.commands.every((c) => c.traj.points.length <= 1), "no chunk was executed");
+});
