@@ -84,7 +84,9 @@ test("geometry behind the camera or cut by the near plane draws nothing wrong an
     indices: Uint32Array.of(0, 1, 2, 0, 2, 3),
     color: [0, 200, 0],
   };
-  const f = renderCamera([wall], { ...CAM, nearM: 0.05 });
+  // Its winding faces +x, away from the camera: drawn only with both sides on.
+  assert.ok(renderCamera([wall], { ...CAM, nearM: 0.05 }).depth.every((d) => d === Infinity), "back face culled");
+  const f = renderCamera([wall], { ...CAM, nearM: 0.05, cullBackFaces: false });
   let drawn = 0;
   for (let v = 0; v < f.height; v++) for (let u = 0; u < f.width; u++) {
     const d = depthAt(f, u, v);
@@ -107,6 +109,22 @@ test("flat shading gives two visible faces of one box different colours", () => 
   const colours = new Set<string>();
   for (let i = 0; i < f.depth.length; i++) if (f.depth[i] !== Infinity) colours.add(`${f.rgb[3 * i]},${f.rgb[3 * i + 1]},${f.rgb[3 * i + 2]}`);
   assert.ok(colours.size >= 2 && colours.size <= 3, `visible faces give ${[...colours].join(" | ")}`);
+});
+
+test("back faces are culled by default and drawn, shaded like front faces, when asked", () => {
+  const quad = (flip: boolean): RenderMesh => ({ // a square at z = 1 facing −z (the camera) unless flipped
+    positions: Float32Array.of(-0.1, -0.1, 1, 0.1, -0.1, 1, 0.1, 0.1, 1, -0.1, 0.1, 1),
+    indices: flip ? Uint32Array.of(0, 1, 2, 0, 2, 3) : Uint32Array.of(0, 2, 1, 0, 3, 2),
+    color: [200, 100, 50],
+  });
+  const front = renderCamera([quad(false)], CAM);
+  assert.ok(!isBackground(front, 320, 240));
+  assert.ok(isBackground(renderCamera([quad(true)], CAM), 320, 240));
+  const both = renderCamera([quad(true)], { ...CAM, cullBackFaces: false });
+  assert.deepEqual(px(both, 320, 240), px(front, 320, 240));
+  // A closed box looks the same either way (the z-buffer hides its back faces).
+  const box = [boxMesh([0.1, 0.1, 0.1], { position: [0.05, 0.1, 1.2], quaternion: quatFromAxisAngle([1, 2, 3], 0.8) }, [90, 160, 220])];
+  assert.deepEqual(renderCamera(box, CAM).rgb, renderCamera(box, { ...CAM, cullBackFaces: false }).rgb);
 });
 
 test("the frame's buffers are reused between renders and cleared each time", () => {
