@@ -41,7 +41,7 @@ export function addModel(bias: Float32Array, H: number, D: number): Uint8Array {
 /** A Policy whose act() runs an ONNX Add model on the last observed state; `biasFor(n)` picks chunk n's bias. */
 class OnnxAddPolicy implements Policy {
   readonly spec: PolicySpec;
-  private state = new Float64Array(0);
+  private state: Float64Array = new Float64Array(0);
   private acts = 0;
   private readonly sessions = new Map<string, ort.InferenceSession>();
 
