@@ -152,6 +152,9 @@ function fromZodIssue(source: YamlSource, issue: z.ZodIssue): ConfigIssue[] {
       const unit = issue.type === "array" ? " items" : "";
       return [at(issue.path, `expected ${what} ${op} ${String(issue.maximum)}${unit}, found ${found}`)];
     }
+    case "invalid_string":
+      // Regex checks carry their own "expected ..." message; built-in ones (url, email, ...) get one here.
+      return [at(issue.path, `${issue.validation === "regex" ? issue.message : `expected a valid ${String(issue.validation)}`}, found ${found}`)];
     case "invalid_union":
       return [at(issue.path, `expected one of the allowed forms, found ${found} (${issue.unionErrors.map((e) => e.issues[0]?.message).filter(Boolean).join(" | ")})`)];
     default:
