@@ -30,3 +30,18 @@ export function incompatiblePolicy(offered: Qos, requested: Qos): "RELIABILITY" 
   if (requested.durability === "transient_local" && offered.durability === "volatile") return "DURABILITY";
   return null;
 }
+
+/** Throws unless `topic` is an absolute ROS name (what both buses expect after remapping). */
+export function validateTopicName(topic: string, verb: string): void {
+  if (!topic.startsWith("/")) throw new Error(`cannot ${verb} "${topic}": topic names must be absolute (start with "/")`);
+}
+
+/**
+ * One type per topic: throws naming the topic and both types when the topic already has
+ * `knownType` (undefined: the topic is new) and `type` differs.
+ */
+export function assertSameType(topic: string, knownType: string | undefined, type: string, verb: string): void {
+  if (knownType !== undefined && knownType !== type) {
+    throw new Error(`cannot ${verb} "${topic}" with type ${type}: the topic already has type ${knownType}`);
+  }
+}

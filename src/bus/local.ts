@@ -1,6 +1,7 @@
 import type { RosType } from "../msgs/types.js";
 import { WallClock } from "./clock.js";
-import { incompatiblePolicy, validateQos } from "./qos.js";
+import { assertSameType, incompatiblePolicy, validateQos, validateTopicName } from "./checks.js";
+import { DeliveryQueue, rethrowAsync, type DeliveryCounts, type OnCallbackError, type OnMessage } from "./deliveryQueue.js";
 import type { Bus, Clock, Qos } from "./types.js";
 
 /** Options for `LocalBus`. */
@@ -10,50 +11,34 @@ export interface LocalBusOptions {
   /** Receives QoS-incompatibility warnings (default: one line on stderr, like rmw's warning). */
   onWarning?: (message: string) => void;
   /** Receives errors thrown (or rejected) by subscriber callbacks (default: rethrown asynchronously, naming the topic). */
-  onCallbackError?: (error: Error, topic: string) => void;
+  onCallbackError?: OnCallbackError;
 }
 
 /** Per-subscriber delivery counters: what `LocalBus.stats()` returns. */
-export interface SubscriberStats {
+export interface SubscriberStats extends DeliveryCounts {
   /** Subscription id, in subscribe order (stable for the bus's life). */
   id: number;
   topic: string;
   type: RosType;
   qos: Qos;
-  /** Messages handed to the callback. */
-  delivered: number;
-  /** Messages discarded because the keep-last queue was full (the subscriber had not drained). */
-  dropped: number;
-  /** Messages waiting in the queue now. */
-  queued: number;
-}
-
-type OnMessage = (cdr: Uint8Array, receivedNs: bigint) => void;
-
-interface Queued {
-  cdr: Uint8Array;
-  receivedNs: bigint;
 }
 
 interface Subscriber {
   id: number;
-  topic: string;
-  type: RosType;
   qos: Qos;
-  onMessage: OnMessage;
-  queue: Queued[];
-  delivered: number;
-  dropped: number;
-  /** A drain is scheduled or a callback's promise is pending. */
-  busy: boolean;
-  active: boolean;
+  queue: DeliveryQueue;
+}
+
+interface Retained {
+  cdr: Uint8Array;
+  receivedNs: bigint;
 }
 
 interface Publisher {
   id: number;
   qos: Qos;
   /** transient_local only: the last `depth` messages, replayed to late transient_local subscribers. */
-  history: Queued[];
+  history: Retained[];
 }
 
 interface Topic {
@@ -82,7 +67,7 @@ export class LocalBus implements Bus {
   private readonly allSubscribers: Subscriber[] = [];
   private readonly warned = new Set<string>();
   private readonly onWarning: (message: string) => void;
-  private readonly onCallbackError: (error: Error, topic: string) => void;
+  private readonly onCallbackError: OnCallbackError;
   private nextId = 0;
   private closed = false;
 
@@ -90,13 +75,7 @@ export class LocalBus implements Bus {
   constructor(options: LocalBusOptions = {}) {
     this.clock = options.clock ?? new WallClock();
     this.onWarning = options.onWarning ?? ((m) => process.stderr.write(`[local bus] WARN ${m}\n`));
-    this.onCallbackError =
-      options.onCallbackError ??
-      ((error) => {
-        setImmediate(() => {
-          throw error;
-        });
-      });
+    this.onCallbackError = options.onCallbackError ?? rethrowAsync;
   }
 
   /** Subscribes to raw CDR; throws on a type mismatch or invalid QoS. Returns the unsubscribe function. */
@@ -106,29 +85,22 @@ export class LocalBus implements Bus {
     const t = this.topicFor(topic, type, "subscribe");
     const sub: Subscriber = {
       id: this.nextId++,
-      topic,
-      type,
       qos: { ...qos },
-      onMessage,
-      queue: [],
-      delivered: 0,
-      dropped: 0,
-      busy: false,
-      active: true,
+      queue: new DeliveryQueue(topic, type, { ...qos }, onMessage, this.onCallbackError),
     };
     t.subscribers.add(sub);
     this.allSubscribers.push(sub);
     if (qos.durability === "transient_local") {
       for (const pub of t.publishers) {
         if (!this.matches(topic, pub, sub)) continue;
-        for (const m of pub.history) this.enqueue(sub, m);
+        for (const m of pub.history) sub.queue.push(m.cdr, m.receivedNs);
       }
     }
     return () => {
-      if (!sub.active) return;
-      sub.active = false;
-      sub.queue.length = 0;
+      if (!sub.queue.isActive) return;
+      sub.queue.close();
       t.subscribers.delete(sub);
+      this.allSubscribers.splice(this.allSubscribers.indexOf(sub), 1);
       this.forgetIfUnused(topic, t);
     };
   }
@@ -146,40 +118,29 @@ export class LocalBus implements Bus {
       if (!(cdr instanceof Uint8Array)) {
         throw new Error(`publish on topic "${topic}": expected CDR bytes (Uint8Array), got ${typeof cdr}`);
       }
-      const m: Queued = { cdr, receivedNs: this.clock.nowNs() };
+      const m: Retained = { cdr, receivedNs: this.clock.nowNs() };
       if (keep > 0) {
         pub.history.push(m);
         if (pub.history.length > keep) pub.history.shift();
       }
       for (const sub of t.subscribers) {
-        if (this.matches(topic, pub, sub)) this.enqueue(sub, m);
+        if (this.matches(topic, pub, sub)) sub.queue.push(m.cdr, m.receivedNs);
       }
     };
   }
 
-  /** Delivery counters of every subscription made on this bus (optionally one topic), including ended ones. */
+  /** Delivery counters of the live subscriptions (optionally of one topic), in subscribe order. */
   stats(topic?: string): SubscriberStats[] {
     return this.allSubscribers
-      .filter((s) => topic === undefined || s.topic === topic)
-      .map((s) => ({
-        id: s.id,
-        topic: s.topic,
-        type: s.type,
-        qos: { ...s.qos },
-        delivered: s.delivered,
-        dropped: s.dropped,
-        queued: s.queue.length,
-      }));
+      .filter((s) => topic === undefined || s.queue.topic === topic)
+      .map((s) => ({ id: s.id, topic: s.queue.topic, type: s.queue.type, qos: { ...s.qos }, ...s.queue.counts() }));
   }
 
   /** Drops every subscription and pending message; later subscribe/advertise/publish calls throw. */
   async close(): Promise<void> {
     this.closed = true;
     for (const t of this.topics.values()) {
-      for (const s of t.subscribers) {
-        s.active = false;
-        s.queue.length = 0;
-      }
+      for (const s of t.subscribers) s.queue.close();
     }
     this.topics.clear();
   }
@@ -189,13 +150,12 @@ export class LocalBus implements Bus {
   }
 
   private topicFor(topic: string, type: RosType, verb: "subscribe" | "advertise"): Topic {
-    if (!topic.startsWith("/")) throw new Error(`cannot ${verb} "${topic}": topic names must be absolute (start with "/")`);
+    validateTopicName(topic, verb);
     let t = this.topics.get(topic);
+    assertSameType(topic, t?.type, type, verb);
     if (t === undefined) {
       t = { type, subscribers: new Set(), publishers: [] };
       this.topics.set(topic, t);
-    } else if (t.type !== type) {
-      throw new Error(`cannot ${verb} "${topic}" with type ${type}: the topic already has type ${t.type}`);
     }
     return t;
   }
@@ -217,56 +177,4 @@ export class LocalBus implements Bus {
     }
     return false;
   }
-
-  private enqueue(sub: Subscriber, m: Queued): void {
-    sub.queue.push(m);
-    if (sub.qos.history === "keep_last" && sub.queue.length > sub.qos.depth) {
-      sub.queue.shift();
-      sub.dropped++;
-    }
-    if (!sub.busy) {
-      sub.busy = true;
-      setImmediate(() => this.drain(sub));
-    }
-  }
-
-  /** Delivers queued messages one by one; pauses while a callback's promise is pending. */
-  private drain(sub: Subscriber): void {
-    // Only what was queued when this drain began: messages a callback publishes back onto this
-    // subscriber wait for the next turn, so ping-pong topics cannot starve the event loop.
-    let budget = sub.queue.length;
-    while (sub.active && budget-- > 0) {
-      const m = sub.queue.shift();
-      if (m === undefined) break;
-      sub.delivered++;
-      let result: unknown;
-      try {
-        result = (sub.onMessage as (cdr: Uint8Array, receivedNs: bigint) => unknown)(m.cdr, m.receivedNs);
-      } catch (err) {
-        this.reportCallbackError(sub, err);
-        continue;
-      }
-      if (isPromiseLike(result)) {
-        result.then(
-          () => this.drain(sub),
-          (err: unknown) => {
-            this.reportCallbackError(sub, err);
-            this.drain(sub);
-          },
-        );
-        return;
-      }
-    }
-    if (sub.active && sub.queue.length > 0) setImmediate(() => this.drain(sub));
-    else sub.busy = false;
-  }
-
-  private reportCallbackError(sub: Subscriber, err: unknown): void {
-    const message = err instanceof Error ? err.message : String(err);
-    this.onCallbackError(new Error(`subscriber callback on topic "${sub.topic}" (${sub.type}) failed: ${message}`, { cause: err }), sub.topic);
-  }
-}
-
-function isPromiseLike(v: unknown): v is PromiseLike<unknown> {
-  return typeof v === "object" && v !== null && typeof (v as { then?: unknown }).then === "function";
 }

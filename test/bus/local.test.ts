@@ -145,17 +145,23 @@ test("unsubscribe stops delivery, discards queued messages and frees the topic t
   assert.throws(() => pub(bytes(3)), /publish on topic "\/t" after the local bus was closed/);
 });
 
-test("a callback that publishes back to its own topic does not starve the event loop", async () => {
+test("a callback that publishes back to its own topic does not starve the event loop", { timeout: 5000 }, async () => {
   const bus = new LocalBus();
   const pub = bus.advertise("/ping", T, RELIABLE);
   let count = 0;
+  let running = true;
   bus.subscribe("/ping", T, RELIABLE, () => {
     count++;
-    pub(bytes(0));
+    if (running) pub(bytes(0));
   });
   pub(bytes(0));
-  await new Promise((r) => setTimeout(r, 20)); // a timer must still fire
-  assert.ok(count > 1, `ping-pong ran ${count} times`);
+  while (count < 3) await turn();
+  // If delivery re-entered synchronously (or via microtasks) this timer would never fire.
+  await new Promise((r) => setTimeout(r, 1));
+  running = false;
+  const atStop = count;
+  await settle();
+  assert.ok(count <= atStop + 1, `ping-pong stopped (ran ${count} times)`);
   await bus.close();
 });
 

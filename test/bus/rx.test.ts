@@ -53,10 +53,15 @@ test("unsubscribing from topic$ removes the bus subscription (take() completes a
   pub({ data: "x" });
   await settle();
   assert.equal(bus.stats("/t")[0]!.delivered, 1);
+  let after = 0;
+  const spy = bus.subscribe("/t", T, QOS, () => after++); // a raw subscriber proves messages still flow
+  assert.equal(bus.stats("/t").length, 2);
   sub.unsubscribe();
+  assert.equal(bus.stats("/t").length, 1, "the rx subscription is gone from the bus");
   pub({ data: "y" });
   await settle();
-  assert.equal(bus.stats("/t")[0]!.delivered, 1, "no delivery after unsubscribe");
+  assert.equal(after, 1);
+  spy();
   // The topic keeps only its publisher: a second subscriber is the only one delivered to now.
   const seen: string[] = [];
   const sub2 = topic$(bus, "/t", T, QOS, textCodec).subscribe((r) => seen.push(r.msg.data));
