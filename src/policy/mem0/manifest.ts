@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { LineCounter, parseDocument, isNode, type Document } from "yaml";
+import { LineCounter, parseDocument, isMap, isNode, isScalar, isSeq, type Document } from "yaml";
 import { MODEL_ROLES, policyManifestSchema, type ModelKey, type PolicyManifest, type TensorSpec } from "./manifestSchema.js";
 import { checkStats } from "./normalization.js";
 
@@ -150,10 +150,22 @@ export function onnxProblems(loaded: LoadedManifest, key: ModelKey, inputs: read
   return problems;
 }
 
+/** Line of the deepest existing node on `field` (the key's line for map entries). */
 function nodeLine(doc: Document, lc: LineCounter, field: (string | number)[]): number | undefined {
-  for (let n = field.length; n >= 0; n--) {
-    const node = n === 0 ? doc.contents : doc.getIn(field.slice(0, n), true);
-    if (isNode(node) && node.range) return lc.linePos(node.range[0]).line;
+  let node: unknown = doc.contents;
+  let line = isNode(node) && node.range ? lc.linePos(node.range[0]).line : undefined;
+  for (const seg of field) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(seg));
+      if (!pair) break;
+      if (isNode(pair.key) && pair.key.range) line = lc.linePos(pair.key.range[0]).line;
+      node = pair.value;
+    } else if (isSeq(node) && typeof seg === "number" && node.items[seg] !== undefined) {
+      node = node.items[seg];
+      if (isNode(node) && node.range) line = lc.linePos(node.range[0]).line;
+    } else {
+      break;
+    }
   }
-  return undefined;
+  return line;
 }

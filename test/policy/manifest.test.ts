@@ -1,0 +1,100 @@
+/** Manifest loading and ONNX-vs-manifest checks: every error names file, line, field and the values. */
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync, cpSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openMem0Bundle, closeMem0Bundle } from "../../src/policy/mem0/bundle.js";
+import { readManifest } from "../../src/policy/mem0/manifest.js";
+import { defaultDims, tinyModels, tinyWeights, writeTestBundle } from "../../src/policy/mem0/testBundle.js";
+
+let base: string;
+let work: string;
+before(() => {
+  base = mkdtempSync(join(tmpdir(), "engram-manifest-"));
+  writeTestBundle(join(base, "good"), { seed: 3 });
+});
+after(() => rmSync(base, { recursive: true, force: true }));
+
+/** Copy of the good bundle with `edit` applied to policy.yaml; returns [dir, manifest path, text]. */
+function variant(name: string, edit: (yaml: string) => string): { dir: string; path: string; text: string } {
+  work = join(base, name);
+  cpSync(join(base, "good"), work, { recursive: true });
+  const path = join(work, "policy.yaml");
+  const text = edit(readFileSync(path, "utf8"));
+  writeFileSync(path, text);
+  return { dir: work, path, text };
+}
+
+/** 1-based line of the first line matching `re` after the line matching `after`. */
+function lineOf(text: string, re: RegExp, afterRe?: RegExp): number {
+  const lines = text.split("\n");
+  const start = afterRe ? lines.findIndex((l) => afterRe.test(l)) : 0;
+  return lines.findIndex((l, i) => i >= start && re.test(l)) + 1;
+}
+
+test("the generated bundle loads and its ONNX files match the manifest", async () => {
+  const b = await openMem0Bundle(join(base, "good"));
+  assert.equal(b.loaded.manifest.memory.window, 4);
+  assert.equal(b.sessions.memory.provider, "cpu");
+  await closeMem0Bundle(b);
+});
+
+test("the committed policies/test-tiny bundle loads", async () => {
+  await closeMem0Bundle(await openMem0Bundle("policies/test-tiny"));
+});
+
+test("ONNX window of K=8 against a manifest saying K=4: file, line, model, input, both shapes", async () => {
+  const { dir, path, text } = variant("k8", (y) => y);
+  const w8 = tinyWeights({ ...defaultDims(20), window: 8 }, 3);
+  writeFileSync(join(dir, "memory.onnx"), tinyModels(w8).memory);
+  const line = lineOf(text, /^      window:/, /^  memory:/);
+  await assert.rejects(openMem0Bundle(dir), (e: Error) => {
+    assert.ok(e.message.includes(`${path}:${line}: memory.onnx input "window" (window): shape [1,8,32] expected [1,K=4,F=32]`), e.message);
+    assert.ok(e.message.includes(`memory.onnx input "window_mask" (window_mask): shape [1,8] expected [1,K=4]`), e.message);
+    return true;
+  });
+});
+
+test("wrong input name lists the model's actual inputs", async () => {
+  const { dir } = variant("name", (y) => y.replace("name: anchor_mask", "name: anchor_valid"));
+  await assert.rejects(openMem0Bundle(dir), (e: Error) => {
+    assert.match(e.message, /memory\.onnx input "anchor_valid" \(anchor_mask\): not in the model; its inputs are \["current", "window", "window_mask", "anchor", "anchor_mask", "text"\]/);
+    assert.match(e.message, /memory\.onnx has input "anchor_mask" the manifest does not declare/);
+    return true;
+  });
+});
+
+test("a fixed dim in the manifest against a symbolic dim in the model is a mismatch; symbolic in the manifest is allowed", async () => {
+  const { dir } = variant("sym", (y) => y.replace("shape: [ batch, 3, 3, 48, 64 ]", "shape: [ 1, 3, 3, 48, 64 ]"));
+  await assert.rejects(openMem0Bundle(dir), /encoder\.onnx input "images" \(images\): shape \[batch,3,3,48,64\] expected \[1,cameras=3,C=3,height=48,width=64\]/);
+});
+
+test("element type disagreement is reported against the role", () => {
+  const { path, text } = variant("type", (y) => y.replace(/(tokens:\n\s+name: tokens\n\s+type:) int64/, "$1 float32"));
+  const line = lineOf(text, /type: float32/, /^      tokens:/);
+  assert.throws(() => readManifest(path), new RegExp(`${path}:${line}: models\\.encoder\\.inputs\\.tokens\\.type: type float32, expected int64`));
+});
+
+test("schema errors carry the YAML line and field", () => {
+  const { path, text } = variant("schema", (y) => y.replace("flow_steps: 4", "flow_steps: four"));
+  assert.throws(() => readManifest(path), new RegExp(`${path}:${lineOf(text, /^flow_steps/)}: flow_steps: Expected number, received string`));
+});
+
+test("manifest sizes that disagree with its own tensor shapes are reported", () => {
+  const { path, text } = variant("consistency", (y) => y.replace("  window: 4\n", "  window: 6\n"));
+  assert.throws(() => readManifest(path), (e: Error) => {
+    const line = lineOf(text, /shape: \[ 1, 4, 32 \]/, /^      window:/);
+    assert.ok(e.message.includes(`${path}:${line}: models.memory.inputs.window.shape: shape [1,4,32] disagrees with the manifest's sizes, expected [1|batch,K=6,F=32]`), e.message);
+    return true;
+  });
+});
+
+test("missing ONNX file and bad normalization stats are named", async () => {
+  const { dir, path } = variant("missing", (y) => y.replace("std: [ 1, 1, 1, 1, 1, 1, 1, 0.02,", "std: [ 0, 1, 1, 1, 1, 1, 1, 0.02,"));
+  assert.throws(() => readManifest(path), /normalization\.state: dims\[0\]: std 0 <= 0/);
+  const ok = variant("missing2", (y) => y);
+  unlinkSync(join(ok.dir, "classifier.onnx"));
+  await assert.rejects(openMem0Bundle(ok.dir), /models\.classifier\.file: .*classifier\.onnx not found/);
+  await assert.rejects(openMem0Bundle(join(dir, "nope")), /policy manifest not found/);
+});
