@@ -104,7 +104,8 @@ export function renderCamera(meshes: readonly RenderMesh[], camera: RenderCamera
   const uMin = -GUARD_PX, uMax = W + GUARD_PX, vMin = -GUARD_PX, vMax = H + GUARD_PX;
   let triangles = 0;
 
-  for (const mesh of meshes) {
+  for (const mi of frontToBack(meshes, R, tx, ty, tz)) {
+    const mesh = meshes[mi]!;
     const pos = mesh.positions, idx = mesh.indices, nv = (pos.length / 3) | 0;
     if (camVerts.length < 3 * nv) { camVerts = new Float64Array(3 * nv * 2); screenVerts = new Float64Array(2 * nv * 2); }
     const cv = camVerts, sv = screenVerts;
@@ -152,6 +153,24 @@ export function renderCamera(meshes: readonly RenderMesh[], camera: RenderCamera
   frame.stats.triangles = triangles;
   frame.stats.rasterized = raster.count;
   return frame;
+}
+
+/**
+ * Mesh indices sorted by the optical-z of each mesh's vertex centroid, nearest first: far surfaces
+ * then mostly fail the depth test instead of being written and overwritten (same image, fewer writes).
+ */
+function frontToBack(meshes: readonly RenderMesh[], R: Float64Array, tx: number, ty: number, tz: number): number[] {
+  const keys = new Float64Array(meshes.length);
+  const order: number[] = [];
+  meshes.forEach((m, k) => {
+    const p = m.positions, n = (p.length / 3) | 0;
+    let sx = 0, sy = 0, sz = 0;
+    for (let i = 0; i < 3 * n; i += 3) { sx += p[i]!; sy += p[i + 1]!; sz += p[i + 2]!; }
+    const z = R[2]! * (sx / n - tx) + R[5]! * (sy / n - ty) + R[8]! * (sz / n - tz);
+    keys[k] = Number.isFinite(z) ? z : Infinity;
+    order.push(k);
+  });
+  return order.sort((a, b) => keys[a]! - keys[b]!);
 }
 
 /** Fills rgb with the background and the z-buffer with 0 (1/z of infinity). */
