@@ -19,13 +19,17 @@ type Kind = "robot profile" | "calibration" | "policy manifest" | "run config" |
 
 /** The kind of a config file from its folder or name, or null when it cannot be told. */
 export function kindOf(file: string): Kind | null {
-  const parts = file.split(/[\\/]/);
   const name = basename(file);
   if (name === "policy.yaml") return "policy manifest";
-  if (parts.includes("robots")) return "robot profile";
-  if (parts.includes("calibration")) return "calibration";
-  if (parts.includes("launch")) return name.endsWith(".launch.yaml") || name.endsWith(".launch.yml") ? "ros2 launch file" : "run config";
-  return null;
+  // The nearest enclosing folder that names a kind decides (so a repo under e.g. ~/robots/ still works).
+  const folders = file.split(/[\\/]/).slice(0, -1).reverse();
+  const folder = folders.find((f) => f === "robots" || f === "calibration" || f === "launch");
+  switch (folder) {
+    case "robots": return "robot profile";
+    case "calibration": return "calibration";
+    case "launch": return /\.launch\.ya?ml$/.test(name) ? "ros2 launch file" : "run config";
+    default: return null;
+  }
 }
 
 /** ros2 launch YAML: a map with a `launch` list of actions (each a one-key map like `node:`). */

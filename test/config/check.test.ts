@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { test } from "node:test";
-import { kindOf } from "../../src/cli/check.js";
+import { writeFileSync } from "node:fs";
+import { checkPaths, kindOf } from "../../src/cli/check.js";
+import { formatIssue } from "../../src/config/index.js";
 import { copyConfigs, edit, REPO } from "./helpers.js";
 
 function engramCheck(args: string[]): { code: number | null; stdout: string; stderr: string } {
@@ -17,6 +19,8 @@ test("kind detection by folder and name", () => {
   assert.equal(kindOf("launch/sim-x-one.yaml"), "run config");
   assert.equal(kindOf("launch/x_one.launch.yaml"), "ros2 launch file");
   assert.equal(kindOf("elsewhere/thing.yaml"), null);
+  assert.equal(kindOf("/home/me/robots/engram/calibration/x-one/head.yaml"), "calibration");
+  assert.equal(kindOf("/home/me/launch/engram/robots/x-one.yaml"), "robot profile");
 });
 
 test("engram check passes on every shipped config, one OK line per file", () => {
@@ -48,7 +52,10 @@ test("engram check on a broken copy fails naming file, line and field, for every
 
 test("engram check names a path that does not exist and a file of unknown kind", () => {
   const dir = copyConfigs();
-  const r = engramCheck([join(dir, "nope.yaml"), join(dir, "robots", "..", "launch", "..", "robots", "x-one.yaml")]);
-  assert.equal(r.code, 1);
-  assert.match(r.stderr, /nope\.yaml:1:1: expected an existing file or folder/);
+  const stray = join(dir, "notes.yaml");
+  writeFileSync(stray, "a: 1\n");
+  const r = checkPaths([join(dir, "nope.yaml"), stray, join(dir, "robots", "x-one.yaml")]);
+  assert.deepEqual(r.ok.map((o) => o.file), [join(dir, "robots", "x-one.yaml")]);
+  assert.match(formatIssue(r.issues[0]!), /nope\.yaml:1:1: expected an existing file or folder/);
+  assert.match(formatIssue(r.issues[1]!), /notes\.yaml:1:1: cannot tell what kind of config this is/);
 });
