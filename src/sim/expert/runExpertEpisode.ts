@@ -10,9 +10,10 @@ import { mulberry32 } from "../tasks/rng.js";
 import { stepLimit, type TaskDefinition, type TaskScene } from "../tasks/types.js";
 import type { SubtaskAnnotation } from "./types.js";
 
-/** A world the runner can advance: the contract plus one physics step of `dtS` seconds. */
+/** A world the runner can advance (SimWorld): the contract plus one physics step of 1/physicsHz s. */
 export interface SteppableWorld extends SimWorldApi {
-  step(dtS: number): void;
+  readonly physicsHz: number;
+  step(): void;
 }
 
 /** What the runner reports after each control tick. */
@@ -30,8 +31,6 @@ export interface ExpertEpisodeOptions {
   profile: RobotProfile;
   /** Control rate, Hz; defaults to profile.control_hz. */
   controlHz?: number;
-  /** Physics rate, Hz; a whole multiple of controlHz. Default 240. */
-  physicsHz?: number;
   /** Called after every control tick (after physics and the task update). */
   onStep?: (tick: ExpertTick, world: SteppableWorld, scene: TaskScene) => void;
 }
@@ -56,10 +55,10 @@ export interface ExpertEpisodeResult {
  */
 export function runExpertEpisode(world: SteppableWorld, task: TaskDefinition<TaskScene>, seed: number, options: ExpertEpisodeOptions): ExpertEpisodeResult {
   const controlHz = options.controlHz ?? options.profile.control_hz;
-  const physicsHz = options.physicsHz ?? 240;
+  const physicsHz = world.physicsHz;
   const substeps = Math.round(physicsHz / controlHz);
   if (substeps < 1 || Math.abs(substeps * controlHz - physicsHz) > 1e-6) {
-    throw new Error(`expert episode: physicsHz ${physicsHz} is not a whole multiple of controlHz ${controlHz} [task=${task.id}]`);
+    throw new Error(`expert episode: world physicsHz ${physicsHz} is not a whole multiple of controlHz ${controlHz} [task=${task.id}]`);
   }
   const robot = taskRobotOf(options.profile);
   if (!task.robots.includes(robot)) throw new Error(`task "${task.id}" does not run on robot "${robot}" (supported: ${task.robots.join(", ")})`);
@@ -74,7 +73,7 @@ export function runExpertEpisode(world: SteppableWorld, task: TaskDefinition<Tas
   for (let step = 0; step < limit; step++) {
     const out = expert.next(world, step);
     world.setJointTargets(out.targets);
-    for (let k = 0; k < substeps; k++) world.step(1 / physicsHz);
+    for (let k = 0; k < substeps; k++) world.step();
     task.update(world, scene);
     const checkpoints = tracker.evaluate(world, scene, step);
     success = task.success(world, scene);
