@@ -1,0 +1,62 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { calibrationSchema, formatIssue, parseYaml, robotProfileSchema, runConfigSchema, validateSource } from "../../src/config/index.js";
+import { REPO } from "./helpers.js";
+
+function check(file: string, text: string, schema: Parameters<typeof validateSource>[1]) {
+  const { source, issues } = parseYaml(file, text);
+  assert.deepEqual(issues, []);
+  return validateSource(source, schema);
+}
+
+function errors(r: ReturnType<typeof validateSource>): string[] {
+  return r.ok ? [] : r.issues.map(formatIssue);
+}
+
+test("camera info_topic defaults to <dirname(topic)>/camera_info", () => {
+  const text = readFileSync(join(REPO, "robots", "x-one.yaml"), "utf8").replace("    info_topic: /head_camera/color/camera_info\n", "");
+  const r = check("x-one.yaml", text, robotProfileSchema);
+  assert.ok(r.ok, errors(r).join("\n"));
+  if (r.ok) assert.equal(r.value.cameras[0].info_topic, "/head_camera/color/camera_info");
+});
+
+test("run config: unknown bus kind, openai planner without url/model, defaults filled", () => {
+  const base = readFileSync(join(REPO, "launch", "sim-x-one.yaml"), "utf8");
+  const bad = base.replace("kind: local", "kind: rosbridge").replace("kind: scripted", "kind: openai");
+  const e = errors(check("run.yaml", bad, runConfigSchema));
+  assert.equal(e.length, 3, e.join("\n"));
+  assert.match(e[0]!, /bus\.kind: expected one of "local", "ros2", "replay", found string "rosbridge"/);
+  assert.match(e[1]!, /policy\.planner\.url: expected a url/);
+  assert.match(e[2]!, /policy\.planner\.model: expected a model name/);
+  const minimal = "name: m\nrobot: robots/x-one.yaml\nbus: {kind: ros2}\nsim: {enabled: false}\ntask: swap-blocks\npolicy: {planner: {kind: none}}\ncontrol: {}\nrecord: {}\n";
+  const r = check("min.yaml", minimal, runConfigSchema);
+  assert.ok(r.ok, errors(r).join("\n"));
+  if (r.ok) {
+    assert.deepEqual(r.value.bus, { kind: "ros2", node_name: "engram", use_sim_time: false });
+    assert.equal(r.value.control.control_hz, null);
+    assert.equal(r.value.policy.classifier, "learned");
+    assert.equal(r.value.sim.physics_hz, 240);
+  }
+});
+
+test("calibration: matrix sizes, unit quaternion, principal point", () => {
+  const base = readFileSync(join(REPO, "calibration", "x-one", "head.yaml"), "utf8");
+  const bad = base
+    .replace("data: [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]", "data: [1.0, 0.0, 0.0, 0.0, 1.0, 0.0]")
+    .replace("quaternion_xyzw: [-0.657305", "quaternion_xyzw: [-0.957305")
+    .replace("data: [600.0, 0.0, 319.5,", "data: [600.0, 0.0, 900.5,");
+  const e = errors(check("cal.yaml", bad, calibrationSchema));
+  assert.equal(e.length, 3, e.join("\n"));
+  assert.match(e.join("\n"), /rectification_matrix\.data: expected 9 values \(rows 3 x cols 3\), found a list of 6/);
+  assert.match(e.join("\n"), /extrinsics\.quaternion_xyzw: expected a unit quaternion/);
+  assert.match(e.join("\n"), /camera_matrix\.data\[2\]: expected principal point cx inside the image width \(0, 640\), found number 900.5/);
+});
+
+test("an empty file and a non-map document are reported at 1:1", () => {
+  const e = errors(check("empty.yaml", "", calibrationSchema));
+  assert.deepEqual(e, ["empty.yaml:1:1: expected object, found null"]);
+  const l = errors(check("list.yaml", "- 1\n- 2\n", calibrationSchema));
+  assert.deepEqual(l, ['list.yaml:1:1: expected object, found a list of 2 [1,2]']);
+});
