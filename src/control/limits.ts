@@ -18,15 +18,25 @@ export interface DimLimit {
   stepKind: InterventionKind;
   /** Key in measured JointPositions to ramp from; null for end-effector pose dims. */
   measuredKey: string | null;
+  /** Roll/pitch/yaw: deltas are taken modulo 2π (yaw 3.1 → -3.1 is a 0.08 rad step). */
+  angular?: boolean;
+}
+
+/** Per-tick bounds for end-effector targets (the profile has no field for them). */
+export interface EeStepLimits {
+  /** Max translation per tick along each axis, m. NOTE: default 0.05 m (0.5 m/s at 10 Hz). */
+  maxStepM?: number;
+  /** Max change per tick of each of roll, pitch, yaw, rad. Default: safety.max_step_rad. */
+  maxStepRad?: number;
 }
 
 /**
  * Resolves per-dim limits for `layout` on `profile` at `controlHz`. Revolute joints: position
  * limits and a per-tick delta of min(max_step_rad, velocity_limit / control_hz). Grippers: range and
- * min(gripper_max_step_m, velocity_limit / control_hz). End-effector x/y/z: the workspace box;
- * roll/pitch/yaw: finite only. Throws (config edge) naming the profile, layout and field.
+ * min(gripper_max_step_m, velocity_limit / control_hz). End-effector x/y/z: the workspace box and
+ * `ee.maxStepM` per tick; roll/pitch/yaw: `ee.maxStepRad` per tick (modulo 2π). Throws (config edge) naming the profile, layout and field.
  */
-export function resolveLimits(profile: RobotProfile, layout: LayoutSpec, controlHz: number): DimLimit[] {
+export function resolveLimits(profile: RobotProfile, layout: LayoutSpec, controlHz: number, ee: EeStepLimits = {}): DimLimit[] {
   const where = `[robot=${profile.name}]`;
   if (!(controlHz > 0) || !Number.isFinite(controlHz)) {
     throw new Error(`control_hz ${controlHz} must be a positive finite number ${where}`);
@@ -59,11 +69,15 @@ export function resolveLimits(profile: RobotProfile, layout: LayoutSpec, control
       if (ws.frame !== layout.frame) {
         throw new Error(`safety.workspace.frame "${ws.frame}" differs from end_effector layout frame "${layout.frame}"; the box must be in the frame of the targets ${where}`);
       }
-      const free = (name: string): DimLimit => ({
-        name, lower: -Infinity, upper: Infinity, rangeKind: "workspace", maxStep: Infinity, stepKind: "step_limit", measuredKey: null,
+      const stepM = ee.maxStepM ?? 0.05, stepRad = ee.maxStepRad ?? profile.safety.max_step_rad;
+      if (!(stepM > 0) || !(stepRad > 0)) throw new Error(`end-effector step limits must be > 0 (got ${stepM} m, ${stepRad} rad) ${where}`);
+      const box = (name: string, i: number): DimLimit => ({
+        name, lower: ws.min[i]!, upper: ws.max[i]!, rangeKind: "workspace", maxStep: stepM, stepKind: "step_limit", measuredKey: null,
       });
-      const box = (name: string, i: number): DimLimit => ({ ...free(name), lower: ws.min[i]!, upper: ws.max[i]! });
-      return [box("x", 0), box("y", 1), box("z", 2), free("roll"), free("pitch"), free("yaw"), jointLimit(arm.gripper, "gripper")];
+      const angle = (name: string): DimLimit => ({
+        name, lower: -Infinity, upper: Infinity, rangeKind: "workspace", maxStep: stepRad, stepKind: "step_limit", measuredKey: null, angular: true,
+      });
+      return [box("x", 0), box("y", 1), box("z", 2), angle("roll"), angle("pitch"), angle("yaw"), jointLimit(arm.gripper, "gripper")];
     }
   }
 }
@@ -76,4 +90,10 @@ export function clamp(v: number, lo: number, hi: number): number {
 /** True when both name lists are identical in content and order. */
 export function sameNames(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((n, i) => n === b[i]);
+}
+
+/** `a - b` wrapped into (-π, π]. */
+export function angleDelta(a: number, b: number): number {
+  const d = (a - b) % (2 * Math.PI);
+  return d > Math.PI ? d - 2 * Math.PI : d <= -Math.PI ? d + 2 * Math.PI : d;
 }

@@ -1,6 +1,6 @@
 import type { ActionChunk } from "../policy/types.js";
 import type { LayoutSpec, RobotProfile } from "../robot/types.js";
-import { clamp, resolveLimits, sameNames, type DimLimit } from "./limits.js";
+import { angleDelta, clamp, resolveLimits, sameNames, type DimLimit, type EeStepLimits } from "./limits.js";
 import type { Hold, Intervention, JointCommand, JointPositions, Verdict } from "./types.js";
 
 /** End-effector positions (workspace frame, m) for a full joint vector; used to box joint-space targets. */
@@ -15,6 +15,14 @@ export interface SafetyFilterOptions {
   controlHz?: number;
   /** Optional FK for joint layouts: a target whose end effector leaves safety.workspace holds. */
   forwardKinematics?: ForwardKinematics;
+  /** End-effector layouts: per-tick translation/rotation bounds (see EeStepLimits for defaults). */
+  eeStep?: EeStepLimits;
+  /**
+   * End-effector layouts: the measured pose [x, y, z, roll, pitch, yaw] (layout frame) from joint
+   * positions, so the first target after start or a hold ramps from where the hand is. Without it
+   * that first target is only boxed; later ones are rate-limited against the previous one.
+   */
+  measuredPose?: (measured: JointPositions) => readonly number[] | null;
 }
 
 /** At most this many offending values travel in a hold (the event log stays readable). */
@@ -39,12 +47,14 @@ export class SafetyFilter {
   readonly limits: readonly DimLimit[];
   private readonly byName: Map<string, DimLimit>;
   private readonly fk?: ForwardKinematics;
+  private readonly measuredPose?: (measured: JointPositions) => readonly number[] | null;
   private readonly workspace: RobotProfile["safety"]["workspace"];
   private readonly robot: string;
   private last: JointCommand | null = null;
 
   constructor(opts: SafetyFilterOptions) {
-    this.limits = resolveLimits(opts.profile, opts.layout, opts.controlHz ?? opts.profile.control_hz);
+    this.limits = resolveLimits(opts.profile, opts.layout, opts.controlHz ?? opts.profile.control_hz, opts.eeStep);
+    this.measuredPose = opts.layout.kind === "end_effector" ? opts.measuredPose : undefined;
     this.byName = new Map(this.limits.map((l) => [l.name, l]));
     this.fk = opts.layout.kind === "joint" ? opts.forwardKinematics : undefined;
     this.workspace = opts.profile.safety.workspace;
@@ -150,9 +160,15 @@ export class SafetyFilter {
   /** Ramp start vector from measured positions (NaN for pose dims, which have no rate bound). */
   private startFrom(dims: DimLimit[], measured: JointPositions): Float64Array | Hold {
     const start = new Float64Array(dims.length);
+    const pose = this.measuredPose?.(measured) ?? null;
     for (let i = 0; i < dims.length; i++) {
       const key = dims[i]!.measuredKey;
-      if (key === null) { start[i] = Number.NaN; continue; }
+      if (key === null) {
+        // End-effector pose dim: from FK when given (x, y, z, roll, pitch, yaw = EE_DIMS order), else unbounded.
+        const v = pose?.[["x", "y", "z", "roll", "pitch", "yaw"].indexOf(dims[i]!.name)];
+        start[i] = v !== undefined && Number.isFinite(v) ? v : Number.NaN;
+        continue;
+      }
       const v = measured[key];
       if (v === undefined || !Number.isFinite(v)) {
         return { kind: "hold", reason: "stale", details: `measured joint state lacks a finite position for "${key}" (got ${v}) to ramp from [robot=${this.robot}]`, values: [{ joint: key, value: String(v) }] };
@@ -190,7 +206,13 @@ function limitRow(row: Float64Array, dims: DimLimit[], prev: Float64Array | null
     if (v !== requested) note(acc, d.rangeKind, d.name, requested, v, requested < d.lower ? d.lower : d.upper, step);
     const p = prev ? prev[i]! : Number.NaN;
     if (d.maxStep !== Infinity && !Number.isNaN(p)) {
-      const limited = clamp(v, p - d.maxStep, p + d.maxStep);
+      let limited: number;
+      if (d.angular) {
+        const delta = angleDelta(v, p);
+        limited = Math.abs(delta) <= d.maxStep ? v : angleDelta(p + Math.sign(delta) * d.maxStep, 0); // wrapped into (-π, π]
+      } else {
+        limited = clamp(v, p - d.maxStep, p + d.maxStep);
+      }
       if (limited !== v) note(acc, d.stepKind, d.name, v, limited, d.maxStep, step);
       v = clamp(limited, d.lower, d.upper);
     }

@@ -1,6 +1,6 @@
 /** Checks every value of a command against the filter's resolved limits (independent of the filter's own clamp code). */
 import assert from "node:assert/strict";
-import type { DimLimit } from "../../src/control/limits.js";
+import { angleDelta, type DimLimit } from "../../src/control/limits.js";
 
 /** Asserts row values are finite, within [lower, upper] and within maxStep of `prev` (when given). */
 export function assertRowSafe(limits: readonly DimLimit[], names: readonly string[], row: ArrayLike<number>, prev?: ArrayLike<number>): void {
@@ -11,7 +11,8 @@ export function assertRowSafe(limits: readonly DimLimit[], names: readonly strin
     assert.ok(Number.isFinite(v), `${names[i]} = ${v} not finite`);
     assert.ok(v >= l.lower && v <= l.upper, `${names[i]} = ${v} outside [${l.lower}, ${l.upper}]`);
     if (prev && Number.isFinite(prev[i]!) && l.maxStep !== Infinity) {
-      assert.ok(Math.abs(v - prev[i]!) <= l.maxStep + 1e-12, `${names[i]} step ${v - prev[i]!} exceeds ${l.maxStep}`);
+      const step = l.angular ? angleDelta(v, prev[i]!) : v - prev[i]!;
+      assert.ok(Math.abs(step) <= l.maxStep + 1e-12, `${names[i]} step ${step} exceeds ${l.maxStep}`);
     }
   }
 }

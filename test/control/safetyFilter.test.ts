@@ -155,6 +155,31 @@ test("end-effector layout: workspace box clamps x/y/z, gripper range and rate, r
   assert.throws(() => new SafetyFilter({ profile: { ...fp, safety: { ...fp.safety, workspace: { ...fp.safety.workspace, frame: "world" } } }, layout: fp.layouts["ee_7d"]! }), /workspace.frame "world" differs/);
 });
 
+test("end-effector layout: per-tick translation and rotation bounds (rotation modulo 2π), ramp from FK pose", () => {
+  const fp = frankaProfile();
+  const dims = ["x", "y", "z", "roll", "pitch", "yaw", "gripper"];
+  const f = new SafetyFilter({ profile: fp, layout: fp.layouts["ee_7d"]!, eeStep: { maxStepM: 0.02 } });
+  const cmd = (...v: number[]) => ({ jointNames: dims, positions: Float64Array.from(v) });
+  const grip = { panda_finger_joint1: 0.04 };
+  assert.equal(f.checkStep(cmd(0.5, 0, 0.4, Math.PI, 0, 3.1, 0.04), grip).kind, "pass");      // no FK: first target only boxed
+  const table: Array<[number[], number[], string[]]> = [
+    [[0.5, 0, 0.4, Math.PI, 0, -3.1, 0.04], [0.5, 0, 0.4, Math.PI, 0, -3.1, 0.04], []],         // yaw 3.1 → -3.1 is a 0.083 rad turn
+    [[0.7, 0, 0.4, Math.PI, 0, -3.1, 0.04], [0.52, 0, 0.4, Math.PI, 0, -3.1, 0.04], ["step_limit|x"]],
+    [[0.52, 0, 0.4, Math.PI, 0, 2.0, 0.04], [0.52, 0, 0.4, Math.PI, 0, -3.2 + 2 * Math.PI, 0.04], ["step_limit|yaw"]],  // shortest way from -3.1 to 2.0 is down: -3.2, wrapped
+  ];
+  for (const [req, want, kinds] of table) {
+    const v = f.checkStep(cmd(...req), grip);
+    assert.notEqual(v.kind, "hold");
+    if (v.kind === "hold") continue;
+    want.forEach((w, i) => assert.ok(Math.abs(v.command.positions[i]! - w) < 1e-9, `${dims[i]} ${v.command.positions[i]} vs ${w}`));
+    assert.deepEqual(v.kind === "clamped" ? v.interventions.map((x) => `${x.kind}|${x.joint}`) : [], kinds);
+  }
+  // With FK the first target after a hold ramps from the measured hand pose.
+  const g = new SafetyFilter({ profile: fp, layout: fp.layouts["ee_7d"]!, measuredPose: () => [0.4, 0, 0.3, Math.PI, 0, 0] });
+  const v = g.checkStep(cmd(0.6, 0, 0.3, Math.PI, 0, 0, 0.04), grip);
+  assert.ok(v.kind === "clamped" && Math.abs(v.command.positions[0]! - 0.45) < 1e-12);
+});
+
 test("joint layout with forward kinematics: a target outside the workspace holds", () => {
   const fp = frankaProfile();
   // Toy FK standing in for the arm model: x grows with joint 2.
