@@ -44,6 +44,7 @@ export const EMPTY_SCHEDULE: SchedulerState = { tick: 0, chunks: [], sinceChunk:
  * it replaces the running chunk outright (the rest of the old one is dropped); with ensembling it
  * joins the live chunks and overlapping rows are blended. A chunk with other joint names than the
  * live ones replaces them all. Returns a hold (and the state unchanged) on a dim mismatch.
+ * See src/control/README.md "Chunk replacement".
  */
 export function acceptChunk(state: SchedulerState, chunk: ActionChunk, opts: SchedulerOptions): { state: SchedulerState; gate: Gate } {
   if (chunk.dim !== opts.dim || chunk.horizon < 1 || chunk.actions.length !== chunk.horizon * chunk.dim) {
