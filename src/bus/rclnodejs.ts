@@ -1,0 +1,75 @@
+/**
+ * Our own structural types for the subset of rclnodejs 2.x that the ros2 bus uses (its bundled
+ * types need generated message classes, which exist only after ROS 2 is sourced). Checked against
+ * node_modules/rclnodejs 2.2.0: lib/node.js (createSubscription/createPublisher validate
+ * `options.isRaw`, `options.qos`), lib/publisher.js (`publish(Buffer)` takes the raw path only
+ * for `message instanceof Buffer`), lib/qos.js (QoS constructor and enums), index.js (init,
+ * shutdown, isShutdown, Node).
+ */
+
+/** rmw QoS policy enums, as `rclnodejs.QoS.HistoryPolicy` etc. expose them. */
+export interface RclQosEnums {
+  HistoryPolicy: { RMW_QOS_POLICY_HISTORY_KEEP_LAST: number; RMW_QOS_POLICY_HISTORY_KEEP_ALL: number };
+  ReliabilityPolicy: { RMW_QOS_POLICY_RELIABILITY_RELIABLE: number; RMW_QOS_POLICY_RELIABILITY_BEST_EFFORT: number };
+  DurabilityPolicy: { RMW_QOS_POLICY_DURABILITY_TRANSIENT_LOCAL: number; RMW_QOS_POLICY_DURABILITY_VOLATILE: number };
+}
+
+/** An rclnodejs `QoS` instance (the native side reads these fields). */
+export interface RclQos {
+  history: number;
+  depth: number;
+  reliability: number;
+  durability: number;
+}
+
+/** `rclnodejs.QoS`: `new QoS(history, depth, reliability, durability)` plus the static enums. */
+export type RclQosClass = RclQosEnums & (new (history: number, depth: number, reliability: number, durability: number) => RclQos);
+
+/** Options of `Node.createSubscription` we pass: raw CDR delivery with an explicit QoS. */
+export interface RclSubscriptionOptions {
+  isRaw: true;
+  qos: RclQos;
+}
+
+/** Options of `Node.createPublisher` we pass. */
+export interface RclPublisherOptions {
+  qos: RclQos;
+}
+
+/** A subscription handle (only passed back to `destroySubscription`). */
+export type RclSubscription = object;
+
+/** A publisher; `publish(Buffer)` sends serialized CDR as is. */
+export interface RclPublisher {
+  publish(message: Buffer): void;
+}
+
+/** An rclnodejs parameter (what `getParameter` returns). */
+export interface RclParameter {
+  name: string;
+  value: unknown;
+}
+
+/** The node API the bus uses. */
+export interface RclNode {
+  /** With `isRaw: true` the callback receives the serialized message as a Buffer. */
+  createSubscription(typeClass: string, topic: string, options: RclSubscriptionOptions, callback: (message: Buffer) => void): RclSubscription;
+  createPublisher(typeClass: string, topic: string, options: RclPublisherOptions): RclPublisher;
+  destroySubscription(subscription: RclSubscription): void;
+  destroyPublisher(publisher: RclPublisher): void;
+  /** Starts the node's background wait loop; callbacks then run on the main thread. */
+  spin(timeoutMs?: number): void;
+  hasParameter(name: string): boolean;
+  getParameter(name: string): RclParameter;
+  destroy(): void;
+}
+
+/** The module surface: `(await import("rclnodejs")).default`. */
+export interface Rclnodejs {
+  /** Initializes the default context; argv defaults to process.argv (so `--ros-args` from launch apply). */
+  init(context?: unknown, argv?: string[]): Promise<void>;
+  Node: new (nodeName: string, namespace?: string) => RclNode;
+  QoS: RclQosClass;
+  shutdown(): void;
+  isShutdown(): boolean;
+}

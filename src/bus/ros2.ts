@@ -1,0 +1,225 @@
+import type { RosType } from "../msgs/types.js";
+import { TopicClock, WallClock, clockMessageNs } from "./clock.js";
+import { assertSameType, validateQos, validateTopicName } from "./checks.js";
+import { DeliveryQueue, rethrowAsync, type DeliveryCounts, type OnCallbackError, type OnMessage } from "./deliveryQueue.js";
+import type { RclNode, RclPublisher, RclQos, RclQosClass, RclSubscription, Rclnodejs } from "./rclnodejs.js";
+import type { Bus, Clock, Qos } from "./types.js";
+
+/** Options of `Ros2Bus.create`. */
+export interface Ros2BusOptions {
+  /** ROS node name (default "engram"). */
+  nodeName?: string;
+  /** ROS namespace (default ""). */
+  namespace?: string;
+  /**
+   * Take time from `/clock` (rosgraph_msgs/msg/Clock). Default: the node's `use_sim_time`
+   * parameter, which `ros2 launch` sets through `--ros-args -p use_sim_time:=true`.
+   */
+  useSimTime?: boolean;
+  /** Environment to check for a sourced ROS 2 (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  /**
+   * Loads the rclnodejs module. Default: `loadRclnodejs(env)`, the real package. Tests inject a
+   * fake with rclnodejs's API shape here (test/fakes/rclnodejs.ts), because ROS 2 cannot run here.
+   */
+  loadRclnodejs?: () => Promise<Rclnodejs>;
+  /** Receives errors thrown by subscriber callbacks (default: rethrown asynchronously, naming the topic). */
+  onCallbackError?: OnCallbackError;
+}
+
+/**
+ * Loads the real rclnodejs with a dynamic import, only when ROS 2 is sourced (ROS_DISTRO and
+ * AMENT_PREFIX_PATH set). Rejects with a message saying what is missing and how to fix it.
+ */
+export async function loadRclnodejs(env: NodeJS.ProcessEnv = process.env): Promise<Rclnodejs> {
+  const missing = ["ROS_DISTRO", "AMENT_PREFIX_PATH"].filter((k) => !env[k]);
+  if (missing.length > 0) {
+    throw new Error(
+      `ros2 bus requested but ROS 2 is not available: ${missing.join("/")} not set (source /opt/ros/<distro>/setup.bash)`,
+    );
+  }
+  const specifier = "rclnodejs";
+  let mod: { default?: Rclnodejs } & Partial<Rclnodejs>;
+  try {
+    mod = (await import(specifier)) as typeof mod;
+  } catch (err) {
+    throw new Error(
+      `ros2 bus requested but rclnodejs could not be loaded (ROS_DISTRO=${env.ROS_DISTRO}): ${(err as Error).message}. ` +
+        `It is an optionalDependency: install it with ROS 2 sourced so its native addon builds against your distro.`,
+      { cause: err },
+    );
+  }
+  return (mod.default ?? mod) as Rclnodejs;
+}
+
+/** Maps our QoS to an rclnodejs `QoS` (rmw enums). keep_all keeps `depth` as rmw ignores it. */
+export function toRclQos(QoS: RclQosClass, qos: Qos): RclQos {
+  const history =
+    qos.history === "keep_all" ? QoS.HistoryPolicy.RMW_QOS_POLICY_HISTORY_KEEP_ALL : QoS.HistoryPolicy.RMW_QOS_POLICY_HISTORY_KEEP_LAST;
+  const reliability =
+    qos.reliability === "best_effort"
+      ? QoS.ReliabilityPolicy.RMW_QOS_POLICY_RELIABILITY_BEST_EFFORT
+      : QoS.ReliabilityPolicy.RMW_QOS_POLICY_RELIABILITY_RELIABLE;
+  const durability =
+    qos.durability === "transient_local"
+      ? QoS.DurabilityPolicy.RMW_QOS_POLICY_DURABILITY_TRANSIENT_LOCAL
+      : QoS.DurabilityPolicy.RMW_QOS_POLICY_DURABILITY_VOLATILE;
+  return new QoS(history, qos.depth, reliability, durability);
+}
+
+/** QoS of the `/clock` subscription, as rclcpp's ClockQoS: best effort, keep last 1. */
+export const CLOCK_QOS: Qos = { reliability: "best_effort", durability: "volatile", history: "keep_last", depth: 1 };
+
+interface TopicUse {
+  type: RosType;
+  users: number;
+}
+
+/**
+ * The Bus over ROS 2 through rclnodejs: raw CDR subscriptions (`isRaw: true`) and Buffer publish,
+ * so bytes pass untouched between DDS and our codec. rclnodejs runs callbacks on the main thread;
+ * ours only push the bytes onto a per-subscriber keep-last `DeliveryQueue` (same semantics and drop
+ * counters as the local bus), which delivers asynchronously. DDS applies the QoS itself (history,
+ * reliability, durability matching). With use_sim_time the clock is a `TopicClock` fed by `/clock`.
+ */
+export class Ros2Bus implements Bus {
+  /** Wall clock, or the `/clock`-driven TopicClock with use_sim_time. */
+  readonly clock: Clock;
+  private readonly topics = new Map<string, TopicUse>();
+  private readonly queues = new Set<DeliveryQueue>();
+  private readonly cleanups: Array<() => void> = [];
+  private closed = false;
+
+  private constructor(
+    private readonly rcl: Rclnodejs,
+    private readonly node: RclNode,
+    private readonly ownsContext: boolean,
+    useSimTime: boolean,
+    private readonly onCallbackError: OnCallbackError,
+  ) {
+    if (useSimTime) {
+      const clock = new TopicClock();
+      this.clock = clock;
+      const sub = node.createSubscription("rosgraph_msgs/msg/Clock", "/clock", { isRaw: true, qos: toRclQos(rcl.QoS, CLOCK_QOS) }, (bytes) => {
+        let ns: bigint;
+        try {
+          ns = clockMessageNs(bytes);
+        } catch (err) {
+          this.onCallbackError(new Error(`topic "/clock": ${(err as Error).message}`), "/clock");
+          return;
+        }
+        void clock.feed(ns);
+      });
+      this.cleanups.push(() => node.destroySubscription(sub));
+    } else {
+      this.clock = new WallClock();
+    }
+  }
+
+  /**
+   * Loads rclnodejs (see `loadRclnodejs`), initializes the default context unless it already is,
+   * creates the node and starts spinning. Rejects with a clear message when ROS 2 is unavailable.
+   */
+  static async create(options: Ros2BusOptions = {}): Promise<Ros2Bus> {
+    const env = options.env ?? process.env;
+    const rcl = await (options.loadRclnodejs ?? (() => loadRclnodejs(env)))();
+    const ownsContext = rcl.isShutdown();
+    if (ownsContext) await rcl.init();
+    const nodeName = options.nodeName ?? "engram";
+    let node: RclNode;
+    try {
+      node = new rcl.Node(nodeName, options.namespace ?? "");
+    } catch (err) {
+      if (ownsContext) rcl.shutdown();
+      throw new Error(`ros2 bus: cannot create node "${nodeName}": ${(err as Error).message}`, { cause: err });
+    }
+    const useSimTime = options.useSimTime ?? (node.hasParameter("use_sim_time") && node.getParameter("use_sim_time").value === true);
+    const bus = new Ros2Bus(rcl, node, ownsContext, useSimTime, options.onCallbackError ?? rethrowAsync);
+    node.spin();
+    return bus;
+  }
+
+  /** Creates a raw subscription; throws on a type mismatch within this process or invalid QoS. */
+  subscribe(topic: string, type: RosType, qos: Qos, onMessage: OnMessage): () => void {
+    this.assertOpen(`subscribe to "${topic}"`);
+    validateTopicName(topic, "subscribe");
+    validateQos(qos, topic, "subscriber");
+    this.useTopic(topic, type, "subscribe");
+    const queue = new DeliveryQueue(topic, type, { ...qos }, onMessage, this.onCallbackError);
+    let sub: RclSubscription;
+    try {
+      // Runs on the main thread from rclnodejs's wait loop: only enqueue.
+      sub = this.node.createSubscription(type, topic, { isRaw: true, qos: toRclQos(this.rcl.QoS, qos) }, (bytes: Buffer) =>
+        queue.push(bytes, this.clock.nowNs()),
+      );
+    } catch (err) {
+      this.releaseTopic(topic);
+      throw new Error(`ros2 bus: cannot subscribe to "${topic}" (${type}): ${(err as Error).message}`, { cause: err });
+    }
+    this.queues.add(queue);
+    let done = false;
+    const unsubscribe = (): void => {
+      if (done) return;
+      done = true;
+      queue.close();
+      this.queues.delete(queue);
+      if (!this.closed) this.node.destroySubscription(sub);
+      this.releaseTopic(topic);
+    };
+    return unsubscribe;
+  }
+
+  /** Creates a publisher; the returned function sends CDR bytes as a raw Buffer (no copy). */
+  advertise(topic: string, type: RosType, qos: Qos): (cdr: Uint8Array) => void {
+    this.assertOpen(`advertise "${topic}"`);
+    validateTopicName(topic, "advertise");
+    validateQos(qos, topic, "publisher");
+    this.useTopic(topic, type, "advertise");
+    let pub: RclPublisher;
+    try {
+      pub = this.node.createPublisher(type, topic, { qos: toRclQos(this.rcl.QoS, qos) });
+    } catch (err) {
+      this.releaseTopic(topic);
+      throw new Error(`ros2 bus: cannot advertise "${topic}" (${type}): ${(err as Error).message}`, { cause: err });
+    }
+    return (cdr: Uint8Array) => {
+      if (this.closed) throw new Error(`publish on topic "${topic}" after the ros2 bus was closed`);
+      // rclnodejs takes the raw path only for `instanceof Buffer`; wrap the same memory.
+      pub.publish(Buffer.isBuffer(cdr) ? cdr : Buffer.from(cdr.buffer, cdr.byteOffset, cdr.byteLength));
+    };
+  }
+
+  /** Delivery counters of the live subscriptions (drops in our keep-last queue; DDS drops are not visible). */
+  stats(topic?: string): Array<DeliveryCounts & { topic: string; type: RosType }> {
+    return [...this.queues]
+      .filter((q) => topic === undefined || q.topic === topic)
+      .map((q) => ({ topic: q.topic, type: q.type, ...q.counts() }));
+  }
+
+  /** Destroys the node (all its entities) and shuts the context down if this bus initialized it. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const q of this.queues) q.close();
+    this.queues.clear();
+    for (const c of this.cleanups) c();
+    this.node.destroy();
+    if (this.ownsContext && !this.rcl.isShutdown()) this.rcl.shutdown();
+  }
+
+  private assertOpen(what: string): void {
+    if (this.closed) throw new Error(`cannot ${what}: the ros2 bus is closed`);
+  }
+
+  private useTopic(topic: string, type: RosType, verb: string): void {
+    const use = this.topics.get(topic);
+    assertSameType(topic, use?.type, type, verb);
+    if (use === undefined) this.topics.set(topic, { type, users: 1 });
+    else use.users++;
+  }
+
+  private releaseTopic(topic: string): void {
+    const use = this.topics.get(topic);
+    if (use !== undefined && --use.users === 0) this.topics.delete(topic);
+  }
+}
