@@ -36,7 +36,9 @@ const MAX_VALUES = 16;
  *   limits / gripper range / workspace box and limits each row's delta to the previous row; given a
  *   start position (the measured one), row 0 is also limited against it, so the whole chunk is a
  *   trajectory the robot may follow from where it is (what the trajectory output publishes).
- *   Stateless.
+ *   Its only effect on the filter: a chunk accepted from a start position also restarts
+ *   `checkStep`'s reference there, so the chunk's row 0 (already ramped from `from`) is not judged
+ *   against the last command of the chunk it replaces.
  * - `checkStep` checks the command of one tick and rate-limits it against the last command sent,
  *   or the measured position after start or a hold (the ramp). Stateful: remembers the last command.
  *
@@ -82,6 +84,7 @@ export class SafetyFilter {
       if (ws) return ws;
       prev = row;
     }
+    if (from) this.last = null;
     const command: ActionChunk = { jointNames: [...chunk.jointNames], actions: out, horizon: chunk.horizon, dim: chunk.dim };
     return acc.size === 0 ? { kind: "pass", command } : { kind: "clamped", command, interventions: [...acc.values()] };
   }

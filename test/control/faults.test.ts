@@ -32,6 +32,7 @@ function holdsAtMeasured(r: RigResult): boolean {
 test("baseline: gentle chunks run without holds or interventions", async () => {
   const r = await runRig({ ticks: 25, horizon: H, biasFor: () => gentle });
   assert.deepEqual(holds(r), []);
+  assert.deepEqual(r.events.filter((e) => e.event === "safety_intervention"), []);
   assert.deepEqual(violations(r), []);
   assert.equal(r.commands.length, 3); // chunks at ticks 0, 10, 20
   assert.equal(r.commands[0]!.traj.points.length, H);

@@ -107,6 +107,23 @@ test("checkStep: first command ramps from measured, later ones from the last com
   assert.ok(Math.abs(v4.command.positions[0]! + 0.2) < 1e-12);
 });
 
+test("a chunk checked from the measured position restarts checkStep's reference there", () => {
+  const f = new SafetyFilter({ profile, layout });
+  const at = (x: number) => ({ jointNames: X_ONE_16D, positions: Float64Array.from(row((i) => (i === 0 ? x : 0))) });
+  for (const x of [0.2, 0.4, 0.6]) f.checkStep(at(x), home);       // last command: joint1 = 0.6
+  const measured = { ...home, left_joint1: 0.3 };                   // the arm lags behind
+  const v = f.checkChunk(chunkOf([at(0.35).positions, at(0.45).positions].map((r) => [...r])), measured);
+  assert.equal(v.kind, "pass");
+  const s = f.checkStep(at(0.35), measured);                        // row 0 vs measured 0.3, not vs 0.6
+  assert.equal(s.kind, "pass", JSON.stringify(s));
+  // without a start position the reference is kept
+  const g = new SafetyFilter({ profile, layout });
+  g.checkStep(at(0.2), home);
+  g.checkChunk(chunkOf([[...at(0.9).positions]]));
+  const c = g.checkStep(at(0.9), home);
+  assert.ok(c.kind === "clamped" && Math.abs(c.command.positions[0]! - 0.4) < 1e-12);
+});
+
 test("checkStep without any measured position to ramp from holds", () => {
   const f = new SafetyFilter({ profile, layout });
   const v = f.checkStep({ jointNames: X_ONE_16D, positions: new Float64Array(D) });
