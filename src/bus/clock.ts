@@ -156,22 +156,3 @@ export class TopicClock implements Clock {
     return this.sim.advanceTo(ns);
   }
 }
-
-/**
- * Decodes the time of a CDR-encoded `rosgraph_msgs/msg/Clock` (builtin_interfaces/Time: int32
- * sec, uint32 nanosec after the 4-byte encapsulation header) to nanoseconds. Throws naming the
- * length when the bytes are too short or the encapsulation kind is unknown.
- */
-export function clockMessageNs(cdr: Uint8Array): bigint {
-  if (cdr.length < 12) {
-    throw new Error(`rosgraph_msgs/msg/Clock: ${cdr.length} bytes; expected at least 12 (4 header + int32 sec + uint32 nanosec)`);
-  }
-  const view = new DataView(cdr.buffer, cdr.byteOffset, cdr.byteLength);
-  const kind = view.getUint16(0, false);
-  // 0x0000/0x0002: CDR/PL_CDR big-endian; 0x0001/0x0003: little-endian (XCDR1); 0x0007/0x0009... XCDR2 LE
-  const littleEndian = (kind & 1) === 1;
-  if (kind > 0x000b) throw new Error(`rosgraph_msgs/msg/Clock: unknown CDR encapsulation kind 0x${kind.toString(16)}`);
-  const sec = view.getInt32(4, littleEndian);
-  const nanosec = view.getUint32(8, littleEndian);
-  return BigInt(sec) * 1_000_000_000n + BigInt(nanosec);
-}

@@ -1,5 +1,6 @@
-import type { RosType } from "../msgs/types.js";
-import { TopicClock, WallClock, clockMessageNs } from "./clock.js";
+import { codecFor } from "../msgs/codec.js";
+import { nsFromTime, type RosType } from "../msgs/types.js";
+import { TopicClock, WallClock } from "./clock.js";
 import { assertSameType, validateQos, validateTopicName } from "./checks.js";
 import { DeliveryQueue, rethrowAsync, type DeliveryCounts, type OnCallbackError, type OnMessage } from "./deliveryQueue.js";
 import type { RclNode, RclPublisher, RclQos, RclQosClass, RclSubscription, Rclnodejs } from "./rclnodejs.js";
@@ -100,10 +101,11 @@ export class Ros2Bus implements Bus {
     if (useSimTime) {
       const clock = new TopicClock();
       this.clock = clock;
+      const codec = codecFor("rosgraph_msgs/msg/Clock");
       const sub = node.createSubscription("rosgraph_msgs/msg/Clock", "/clock", { isRaw: true, qos: toRclQos(rcl.QoS, CLOCK_QOS) }, (bytes) => {
         let ns: bigint;
         try {
-          ns = clockMessageNs(bytes);
+          ns = nsFromTime(codec.decode(bytes).clock);
         } catch (err) {
           this.onCallbackError(new Error(`topic "/clock": ${(err as Error).message}`), "/clock");
           return;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { SimClock, TopicClock, WallClock, clockMessageNs } from "../../src/bus/clock.js";
+import { SimClock, TopicClock, WallClock } from "../../src/bus/clock.js";
 
 test("SimClock wakes sleepers in time order (ties in call order) with nowNs at their wake time", async () => {
   const clock = new SimClock(100n);
@@ -68,14 +68,4 @@ test("TopicClock: 0 before /clock, advances with messages, treats an earlier mes
   assert.equal(woke, true);
   await clock.feed(1_000_000_000n);
   assert.equal(clock.nowNs(), 1_000_000_000n);
-});
-
-test("clockMessageNs decodes CDR rosgraph_msgs/Clock and rejects short bytes", () => {
-  const cdr = new Uint8Array(12);
-  const v = new DataView(cdr.buffer);
-  v.setUint16(0, 0x0001, false); // CDR little-endian
-  v.setInt32(4, 12, true);
-  v.setUint32(8, 345, true);
-  assert.equal(clockMessageNs(cdr), 12_000_000_345n);
-  assert.throws(() => clockMessageNs(cdr.subarray(0, 8)), /8 bytes; expected at least 12/);
 });

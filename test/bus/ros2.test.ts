@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { TopicClock } from "../../src/bus/clock.js";
+import { codecFor } from "../../src/msgs/codec.js";
 import { CLOCK_QOS, Ros2Bus, loadRclnodejs, toRclQos } from "../../src/bus/ros2.js";
 import type { Qos } from "../../src/bus/types.js";
 import { FakeGraph, createFakeRclnodejs, type FakePublisher } from "../fakes/rclnodejs.js";
@@ -111,9 +112,11 @@ test("type mismatch on a topic names both types; bad QoS is rejected before touc
 test("use_sim_time from the node parameter: the clock follows /clock messages", async () => {
   const graph = new FakeGraph();
   const sim = await Ros2Bus.create({ loadRclnodejs: async () => createFakeRclnodejs({ graph }), nodeName: "sim" });
+  const errors: string[] = [];
   const runtime = await Ros2Bus.create({
     loadRclnodejs: async () => createFakeRclnodejs({ graph, parameters: { use_sim_time: true } }),
     nodeName: "runtime",
+    onCallbackError: (e) => errors.push(e.message),
   });
   assert.ok(runtime.clock instanceof TopicClock);
   assert.equal(runtime.clock.nowNs(), 0n, "time is 0 until /clock arrives");
@@ -123,14 +126,8 @@ test("use_sim_time from the node parameter: the clock follows /clock messages", 
   assert.deepEqual({ ...clockSub.options.qos }, { ...toRclQos(createFakeRclnodejs().QoS, CLOCK_QOS) });
 
   const publishClock = sim.advertise("/clock", "rosgraph_msgs/msg/Clock", CLOCK_QOS);
-  const clockCdr = (sec: number, nanosec: number): Uint8Array => {
-    const b = new Uint8Array(12);
-    const v = new DataView(b.buffer);
-    v.setUint16(0, 1);
-    v.setInt32(4, sec, true);
-    v.setUint32(8, nanosec, true);
-    return b;
-  };
+  const clockCodec = codecFor("rosgraph_msgs/msg/Clock");
+  const clockCdr = (sec: number, nanosec: number): Uint8Array => clockCodec.encode({ clock: { sec, nanosec } });
   let woke = false;
   void runtime.clock.sleepUntil(3_000_000_000n).then(() => (woke = true));
   publishClock(clockCdr(2, 500));
@@ -140,6 +137,12 @@ test("use_sim_time from the node parameter: the clock follows /clock messages", 
   publishClock(clockCdr(3, 0));
   await settle();
   assert.equal(woke, true);
+  // A malformed /clock message is reported, not fatal, and time stays put.
+  publishClock(Uint8Array.of(0, 1, 0, 0, 1));
+  await settle();
+  assert.equal(runtime.clock.nowNs(), 3_000_000_000n);
+  assert.equal(errors.length, 1);
+  assert.match(errors[0]!, /topic "\/clock": cannot decode "rosgraph_msgs\/msg\/Clock" from 5 bytes/);
   await sim.close();
   await runtime.close();
 });
