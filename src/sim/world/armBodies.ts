@@ -72,8 +72,13 @@ export function armSegments(model: ArmModel): Segment[] {
 
 function setPose(body: RAPIER_NS.RigidBody, t: Transform): void {
   const p = translationOf(t), q = quatOf(t);
+  // NOTE: keep the quaternion on the current one's hemisphere: rapier derives the kinematic body's
+  // angular velocity from the quaternion change, and a sign flip (same rotation, w ≈ 0) would read
+  // as a full turn in one step and fling whatever the hand touches.
+  const c = body.rotation();
+  const s = c.x * q[0] + c.y * q[1] + c.z * q[2] + c.w * q[3] < 0 ? -1 : 1;
   body.setNextKinematicTranslation({ x: p[0], y: p[1], z: p[2] });
-  body.setNextKinematicRotation({ x: q[0], y: q[1], z: q[2], w: q[3] });
+  body.setNextKinematicRotation({ x: s * q[0], y: s * q[1], z: s * q[2], w: s * q[3] });
 }
 
 function placeBody(R: Rapier, world: RAPIER_NS.World, t: Transform): RAPIER_NS.RigidBody {

@@ -1,0 +1,232 @@
+/**
+ * The sim twin as a robot on a Bus: it publishes the profile's joint states, cameras and camera
+ * infos at their rates with their frame ids, /clock, and the task's ground truth (/sim/*); it
+ * obeys the commands the runtime's output adapters publish (JointTrajectory chunks, streamed
+ * JointState targets, PoseStamped + gripper, the leader arm). Time: lock-step (`advanceTo` /
+ * `advanceBy`, the caller drives; a SimClock on the bus follows) or real-time (`runRealtime`,
+ * paced on the bus's wall clock).
+ */
+import { SimClock } from "../../bus/clock.js";
+import { RELIABLE_QOS, type Bus, type Qos } from "../../bus/types.js";
+import { decode, encode } from "../../msgs/codec.js";
+import type { RosTypeMap, KnownRosType } from "../../msgs/types.js";
+import type { LoadedRobot } from "../../robot/loadRobotProfile.js";
+import type { CommandSpec } from "../../robot/types.js";
+import type { TaskDefinition, TaskScene } from "../tasks/types.js";
+import { SimWorld } from "../world/SimWorld.js";
+import { TrajectoryFollower, validateJointTargets, validateTrajectory, type CommandVerdict, type ValidTargets } from "./commands.js";
+import { gripperToTarget, poseToTargets } from "./poseCommand.js";
+import { SensorPublishers } from "./sensors.js";
+import { TaskEpisode, type EpisodeTick } from "./TaskEpisode.js";
+
+/** Options of a SimNode. */
+export interface SimNodeOptions {
+  bus: Bus;
+  robot: LoadedRobot;
+  /** Physics rate, Hz (≥ 240, a whole multiple of the control rate). Default 240. */
+  physicsHz?: number;
+  /** Task control rate, Hz (task updates, expert ticks). Default profile.control_hz. */
+  controlHz?: number;
+  /** Render and publish cameras (default true). */
+  cameras?: boolean;
+  /** /clock rate, Hz (default 100; 0 = off). */
+  clockHz?: number;
+  /** Which command interface the runtime drives (default profile.command.interface). */
+  commandInterface?: CommandSpec["interface"];
+  /** Where rejected commands and warnings go (default console.warn); they also go on /sim/log. */
+  log?: (line: string) => void;
+  /** Called after every control step of an episode (snapshots, progress). */
+  onTick?: (tick: EpisodeTick, node: SimNode) => void | Promise<void>;
+}
+
+const LATCHED: Qos = { ...RELIABLE_QOS, durability: "transient_local", depth: 1 };
+
+/** The sim twin's node. Create with `SimNode.create`. */
+export class SimNode {
+  readonly world: SimWorld;
+  readonly sensors: SensorPublishers;
+  episode: TaskEpisode | null = null;
+  private readonly substeps: number;
+  private readonly controlHz: number;
+  private readonly simClock: SimClock | null;
+  private readonly follower: TrajectoryFollower;
+  private readonly unsubscribe: (() => void)[] = [];
+  private readonly pub: Record<"subtaskEnd" | "subtask" | "checkpoints" | "episode" | "log", (cdr: Uint8Array) => void>;
+  private epochNs = 0n;
+  private expertOut: { subtaskEnded?: string; subtask?: string; done: boolean } | null = null;
+  private closed = false;
+
+  private constructor(private readonly o: SimNodeOptions, world: SimWorld) {
+    const profile = o.robot.profile;
+    this.world = world;
+    const controlHz = o.controlHz ?? profile.control_hz;
+    this.controlHz = controlHz;
+    this.substeps = Math.round(world.physicsHz / controlHz);
+    if (this.substeps < 1 || Math.abs(this.substeps * controlHz - world.physicsHz) > 1e-6) {
+      throw new Error(`sim: physics rate ${world.physicsHz} Hz is not a whole multiple of the control rate ${controlHz} Hz`);
+    }
+    this.simClock = o.bus.clock instanceof SimClock ? o.bus.clock : null;
+    this.sensors = new SensorPublishers({ bus: o.bus, world, profile, calibrations: o.robot.calibrations, cameras: o.cameras, clockHz: o.clockHz });
+    this.follower = new TrajectoryFollower(world.jointPositions());
+    const str = (topic: string, qos: Qos) => o.bus.advertise(topic, "std_msgs/msg/String", qos);
+    this.pub = {
+      subtaskEnd: o.bus.advertise("/sim/subtask_end", "std_msgs/msg/Bool", RELIABLE_QOS),
+      subtask: str("/sim/subtask", LATCHED),
+      checkpoints: str("/sim/checkpoints", { ...LATCHED, depth: 20 }),
+      episode: str("/sim/episode", LATCHED),
+      log: str("/sim/log", { ...RELIABLE_QOS, depth: 50 }),
+    };
+    this.subscribeCommands();
+    this.epochNs = o.bus.clock.nowNs();
+  }
+
+  /** Builds the world (rapier) and the node's publishers and subscriptions. */
+  static async create(o: SimNodeOptions): Promise<SimNode> {
+    const world = await SimWorld.create({ profile: o.robot.profile, physicsHz: o.physicsHz ?? 240 });
+    return new SimNode(o, world);
+  }
+
+  /** Bus time of the current sim state, ns (episode epoch + sim time since reset). */
+  get nowNs(): bigint { return this.epochNs + this.world.timeNs; }
+
+  /** Control steps per physics step ratio (physics steps per control step). */
+  get physicsStepsPerControl(): number { return this.substeps; }
+
+  private log(line: string): void {
+    (this.o.log ?? ((l: string) => console.warn(l)))(line);
+    if (!this.closed) this.pub.log(encode("std_msgs/msg/String", { data: line }));
+  }
+
+  private sub<K extends KnownRosType>(topic: string, type: K, handle: (msg: RosTypeMap[K]) => CommandVerdict<ValidTargets> | "handled"): void {
+    this.unsubscribe.push(this.o.bus.subscribe(topic, type, { ...RELIABLE_QOS, depth: 10 }, (cdr) => {
+      let verdict: CommandVerdict<ValidTargets> | "handled";
+      try {
+        verdict = handle(decode(type, cdr));
+      } catch (err) {
+        verdict = { kind: "reject", reason: `${topic}: undecodable ${type}: ${err instanceof Error ? err.message : String(err)}` };
+      }
+      if (verdict === "handled") return;
+      if (verdict.kind === "accept") this.follower.setTargets(verdict.value);
+      else {
+        this.log(`rejected command on ${topic}: ${verdict.reason}; holding [t=${this.nowNs} ns]`);
+        this.follower.holdAt(this.world.jointPositions());
+      }
+    }));
+  }
+
+  private subscribeCommands(): void {
+    const profile = this.o.robot.profile, cmd = profile.command, joints = profile.joints;
+    const iface = this.o.commandInterface ?? cmd.interface;
+    if (iface === "stream") {
+      this.sub(cmd.joint_topic, "sensor_msgs/msg/JointState", (m) => validateJointTargets(m, joints, cmd.joint_topic));
+    } else {
+      this.sub(cmd.joint_topic, "trajectory_msgs/msg/JointTrajectory", (m) => {
+        const v = validateTrajectory(m, joints, this.nowNs, cmd.joint_topic);
+        if (v.kind === "reject") return v;
+        this.follower.start(v.value, this.nowNs, this.world.jointPositions());
+        return "handled";
+      });
+    }
+    const eeArm = Object.values(profile.layouts).find((l) => l.kind === "end_effector");
+    const arm = profile.arms.find((a) => eeArm?.kind === "end_effector" && a.name === eeArm.arm) ?? profile.arms[0]!;
+    if (cmd.pose_topic) this.sub(cmd.pose_topic, "geometry_msgs/msg/PoseStamped", (m) => poseToTargets(m, arm, this.world, cmd.pose_topic));
+    if (cmd.gripper_topic) {
+      const gi = this.world.jointNames().indexOf(arm.gripper);
+      this.sub(cmd.gripper_topic, "std_msgs/msg/Float32", (m) => gripperToTarget(m, joints[gi]!, gi, cmd.gripper_topic));
+    }
+    this.sub(profile.teleop.leader_topic, "sensor_msgs/msg/JointState", (m) => validateJointTargets(m, joints, profile.teleop.leader_topic));
+  }
+
+  /**
+   * Starts an episode: resets the world (robot at home), builds the task scene for `seed` and,
+   * with `expert`, lets the task's scripted expert drive. Without a task, just resets the robot.
+   */
+  reset(episode?: { task: TaskDefinition<TaskScene>; seed: number; expert?: boolean }): TaskEpisode | null {
+    this.epochNs = this.o.bus.clock.nowNs();
+    this.world.reset();
+    this.follower.holdAt(this.world.jointPositions());
+    this.sensors.restart();
+    this.expertOut = null;
+    this.episode = episode ? new TaskEpisode(episode.task, episode.seed, this.world, this.o.robot.profile, this.controlHz, episode.expert ?? false) : null;
+    if (this.episode) {
+      const e = this.episode;
+      this.pub.episode(encode("std_msgs/msg/String", { data: JSON.stringify({ task: e.task.id, seed: e.seed, instruction: e.instruction, subtasks: e.task.subtasks(e.scene), done: false }) }));
+      if (e.currentSubtask !== undefined) this.pub.subtask(encode("std_msgs/msg/String", { data: e.currentSubtask }));
+    }
+    return this.episode;
+  }
+
+  /** Lock-step: runs physics steps up to bus time `ns`, publishing everything due on the way. */
+  async advanceTo(ns: bigint): Promise<void> {
+    while (!this.closed && this.epochNs + this.world.stepTimeNs(this.world.stepCount + 1) <= ns) await this.stepOnce();
+    if (this.simClock && ns > this.simClock.nowNs()) await this.simClock.advanceTo(ns);
+  }
+
+  /** Lock-step: advances by `deltaNs` from the current sim time. */
+  advanceBy(deltaNs: bigint): Promise<void> { return this.advanceTo(this.nowNs + deltaNs); }
+
+  /** Lock-step: runs whole control steps until the episode is done (or `maxSteps`); returns control steps run. */
+  async runEpisode(maxSteps = Infinity): Promise<number> {
+    const e = this.episode;
+    if (!e) throw new Error("sim: runEpisode needs an episode (call reset with a task first)");
+    const periodNs = this.world.stepTimeNs(this.substeps);
+    let n = 0;
+    while (!e.done && n < maxSteps && !this.closed) { await this.advanceTo(this.epochNs + this.world.stepTimeNs(this.world.stepCount) + periodNs); n++; }
+    return n;
+  }
+
+  private async stepOnce(): Promise<void> {
+    const w = this.world, e = this.episode;
+    const atControl = w.stepCount % this.substeps === 0;
+    if (e?.expert && atControl && !e.done) {
+      const out = e.expertTargets(w)!;
+      w.setJointTargets(out.targets);
+      this.expertOut = out;
+    } else if (!e?.expert) {
+      w.setJointTargets(this.follower.targetsAt(this.nowNs));
+    }
+    w.step();
+    const stamp = this.nowNs;
+    if (this.simClock && stamp > this.simClock.nowNs()) await this.simClock.advanceTo(stamp);
+    const published = await this.sensors.publishDue(Number(w.timeNs), stamp);
+    const atTick = e !== null && !e.done && w.stepCount % this.substeps === 0;
+    if (atTick) await this.controlTick(e);
+    // Let the bus deliver what this step published (subscribers see it at this sim time).
+    if (published || atTick) await new Promise<void>((r) => setImmediate(r));
+  }
+
+  private async controlTick(e: TaskEpisode): Promise<void> {
+    const tick = e.tick(this.world, e.expert ? this.expertOut : null);
+    this.pub.subtaskEnd(encode("std_msgs/msg/Bool", { data: tick.subtaskEnded !== undefined }));
+    if (tick.subtaskChanged !== undefined) this.pub.subtask(encode("std_msgs/msg/String", { data: tick.subtaskChanged }));
+    for (const c of tick.checkpoints) this.pub.checkpoints(encode("std_msgs/msg/String", { data: JSON.stringify({ task: e.task.id, seed: e.seed, ...c }) }));
+    if (tick.done) {
+      this.pub.episode(encode("std_msgs/msg/String", { data: JSON.stringify({ task: e.task.id, seed: e.seed, success: e.success, steps: e.stepCount, checkpoints: e.checkpoints(), subtask_ends: e.ends(), done: true }) }));
+    }
+    await this.o.onTick?.(tick, this);
+  }
+
+  /**
+   * Real-time mode: steps physics to keep up with the bus's (wall) clock until `signal` aborts.
+   * Warns once per episode when it falls more than 100 ms behind.
+   */
+  async runRealtime(signal: AbortSignal): Promise<void> {
+    let warned = false;
+    while (!signal.aborted && !this.closed) {
+      const target = this.o.bus.clock.nowNs();
+      await this.advanceTo(target);
+      const lagMs = Number(this.o.bus.clock.nowNs() - this.nowNs) / 1e6;
+      if (lagMs > 100 && !warned) { warned = true; this.log(`sim: real-time mode is ${lagMs.toFixed(0)} ms behind the wall clock (physics + rendering too slow)`); }
+      if (lagMs < 5) await new Promise((r) => setTimeout(r, 2));
+      else await new Promise((r) => setImmediate(r));
+    }
+  }
+
+  /** Unsubscribes, stops stepping and frees the physics world (the bus stays open). */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const u of this.unsubscribe) u();
+    this.world.dispose();
+  }
+}

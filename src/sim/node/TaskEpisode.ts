@@ -1,0 +1,89 @@
+/**
+ * One task episode inside the sim: the seeded scene, the control-step counter, latched
+ * checkpoints, success, and (when the scripted expert drives) the subtask stream. The node calls
+ * `tick` once per control step after physics; what it returns is what goes on the /sim/* topics.
+ */
+import type { RobotProfile } from "../../robot/types.js";
+import type { ScriptedExpert } from "../expert/types.js";
+import { CheckpointTracker, type CheckpointReached } from "../tasks/checkpoints.js";
+import { taskRobotOf } from "../tasks/index.js";
+import { mulberry32 } from "../tasks/rng.js";
+import { stepLimit, type TaskDefinition, type TaskScene } from "../tasks/types.js";
+import type { SimWorldApi } from "../world/types.js";
+
+/** What happened on one control step. */
+export interface EpisodeTick {
+  step: number;
+  /** Subtask text that ended on this step (expert-driven episodes). */
+  subtaskEnded?: string;
+  /** Subtask in progress after this step, when it changed. */
+  subtaskChanged?: string;
+  checkpoints: CheckpointReached[];
+  success: boolean;
+  /** True on the step the episode ends (success after the expert is done, success without an expert, or the step limit). */
+  done: boolean;
+}
+
+/** The task side of an episode. */
+export class TaskEpisode {
+  readonly scene: TaskScene;
+  readonly limit: number;
+  readonly instruction: string;
+  readonly expert: ScriptedExpert | null;
+  private readonly tracker: CheckpointTracker<TaskScene>;
+  private steps = 0;
+  private succeeded = false;
+  private finished = false;
+  private subtask: string | undefined;
+  private readonly subtaskEnds: { text: string; step: number }[] = [];
+  private doneTicks = 0;
+
+  /** Creates the scene for `seed` in a freshly reset world; with `withExpert` the scripted expert drives. */
+  constructor(readonly task: TaskDefinition<TaskScene>, readonly seed: number, world: SimWorldApi, profile: RobotProfile, readonly controlHz: number, withExpert: boolean) {
+    const robot = taskRobotOf(profile);
+    if (!task.robots.includes(robot)) throw new Error(`task "${task.id}" does not run on robot "${robot}" (supported: ${task.robots.join(", ")})`);
+    this.scene = task.createScene(world, mulberry32(seed), robot);
+    this.instruction = task.instruction(this.scene);
+    this.limit = stepLimit(task, controlHz);
+    this.tracker = new CheckpointTracker(task.checkpoints);
+    this.expert = withExpert ? task.expert(world, this.scene, profile) : null;
+    this.subtask = task.subtasks(this.scene)[0];
+  }
+
+  /** Control steps run so far. */
+  get stepCount(): number { return this.steps; }
+  get success(): boolean { return this.succeeded; }
+  get done(): boolean { return this.finished; }
+  /** Current subtask text (expert-driven: the expert's; otherwise the first subtask). */
+  get currentSubtask(): string | undefined { return this.subtask; }
+  checkpoints(): CheckpointReached[] { return this.tracker.reached(); }
+  /** Ground-truth subtask ends so far. */
+  ends(): { text: string; step: number }[] { return [...this.subtaskEnds]; }
+
+  /** Expert targets for the next control step (null when no expert drives). */
+  expertTargets(world: SimWorldApi): { targets: Float64Array; subtaskEnded?: string; subtask?: string; done: boolean } | null {
+    return this.expert ? this.expert.next(world, this.steps) : null;
+  }
+
+  /** Called after the physics of one control step, with the expert's output of that step if any. */
+  tick(world: SimWorldApi, expertOut: { subtaskEnded?: string; subtask?: string; done: boolean } | null): EpisodeTick {
+    const step = this.steps;
+    this.task.update(world, this.scene);
+    const checkpoints = this.tracker.evaluate(world, this.scene, step);
+    this.succeeded = this.task.success(world, this.scene);
+    const out: EpisodeTick = { step, checkpoints, success: this.succeeded, done: false };
+    if (expertOut?.subtaskEnded !== undefined) {
+      out.subtaskEnded = expertOut.subtaskEnded;
+      this.subtaskEnds.push({ text: expertOut.subtaskEnded, step });
+    }
+    if (expertOut && expertOut.subtask !== this.subtask) {
+      this.subtask = expertOut.subtask;
+      if (expertOut.subtask !== undefined) out.subtaskChanged = expertOut.subtask;
+    }
+    this.steps = step + 1;
+    const settleTicks = Math.ceil(this.controlHz / 2);
+    const expertDone = expertOut ? expertOut.done && (this.succeeded || ++this.doneTicks >= settleTicks) : this.succeeded;
+    if (!this.finished && (expertDone || this.steps >= this.limit)) { this.finished = true; out.done = true; }
+    return out;
+  }
+}

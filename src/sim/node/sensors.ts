@@ -1,0 +1,130 @@
+/**
+ * The sim's sensor publishers: JointState at the profile rate, every camera (rendered from its
+ * calibration, rgb8 Image or JPEG CompressedImage) with its CameraInfo, and /clock. Each stream
+ * publishes at the first physics step at or after its next due time, so its mean rate is exact.
+ */
+import { RELIABLE_QOS, type Bus, type Qos } from "../../bus/types.js";
+import { encode } from "../../msgs/codec.js";
+import { timeFromNs, type Header } from "../../msgs/types.js";
+import { cameraInfoFromCalibration } from "../../robot/calibration.js";
+import type { CameraCalibration, CameraSpec, RobotProfile } from "../../robot/types.js";
+import { cameraFromCalibration } from "../render/camera.js";
+import { compressedImageFromRgb, imageFromRgb } from "../render/encode.js";
+import { createRenderFrame, renderCamera, type RenderFrame } from "../render/rasterize.js";
+import type { SimWorld } from "../world/SimWorld.js";
+import type { RenderMesh } from "../world/types.js";
+
+/** QoS of the sim's sensor publishers: reliable keep-last 5 (matches both reliable and best-effort subscribers). */
+export const SIM_SENSOR_QOS: Qos = { ...RELIABLE_QOS, depth: 5 };
+
+interface Stream {
+  periodNs: number;
+  /** Next due time, relative to the episode epoch, in (fractional) ns. */
+  nextNs: number;
+  publish(stampNs: bigint, meshes: () => RenderMesh[]): Promise<void> | void;
+}
+
+/** Options of the sensor set. */
+export interface SensorOptions {
+  bus: Bus;
+  world: SimWorld;
+  profile: RobotProfile;
+  calibrations: Record<string, CameraCalibration>;
+  /** Render and publish cameras (default true). */
+  cameras?: boolean;
+  /** /clock rate, Hz (default 100). 0 disables /clock. */
+  clockHz?: number;
+  jpegQuality?: number;
+}
+
+/** A rendered camera image with its spec, for snapshots and the bench. */
+export interface CameraShot { camera: CameraSpec; frame: RenderFrame }
+
+/** Publishes everything the robot's drivers would, on schedule. */
+export class SensorPublishers {
+  private readonly streams: Stream[] = [];
+  private readonly frames = new Map<string, RenderFrame>();
+  /** Render time per camera frame, ms (for the bench). */
+  readonly renderMs: number[] = [];
+
+  constructor(private readonly o: SensorOptions) {
+    const { bus, world, profile } = o;
+    const names = world.jointNames();
+    const js = bus.advertise(profile.joint_state.topic, "sensor_msgs/msg/JointState", RELIABLE_QOS);
+    this.add(profile.joint_state.rate_hz, (stampNs) => {
+      js(encode("sensor_msgs/msg/JointState", {
+        header: { stamp: timeFromNs(stampNs), frame_id: "" },
+        name: names, position: world.jointPositions(), velocity: world.jointVelocities(), effort: [],
+      }));
+    });
+    if (o.cameras ?? true) for (const cam of profile.cameras) this.addCamera(cam);
+    const clockHz = o.clockHz ?? 100;
+    if (clockHz > 0) {
+      const clock = bus.advertise("/clock", "rosgraph_msgs/msg/Clock", { ...RELIABLE_QOS, depth: 1 });
+      this.add(clockHz, (stampNs) => clock(encode("rosgraph_msgs/msg/Clock", { clock: timeFromNs(stampNs) })));
+    }
+  }
+
+  private add(rateHz: number, publish: Stream["publish"]): void {
+    if (!(rateHz > 0)) throw new Error(`sim sensors: rate ${rateHz} Hz must be positive`);
+    this.streams.push({ periodNs: 1e9 / rateHz, nextNs: 0, publish });
+  }
+
+  private addCamera(cam: CameraSpec): void {
+    const cal = this.o.calibrations[cam.name];
+    if (!cal) throw new Error(`sim sensors: no calibration loaded for camera "${cam.name}" (${cam.calibration})`);
+    const { bus } = this.o;
+    const info = bus.advertise(cam.info_topic, "sensor_msgs/msg/CameraInfo", SIM_SENSOR_QOS);
+    const image = cam.encoding === "rgb8"
+      ? bus.advertise(cam.topic, "sensor_msgs/msg/Image", SIM_SENSOR_QOS)
+      : bus.advertise(cam.topic, "sensor_msgs/msg/CompressedImage", SIM_SENSOR_QOS);
+    this.add(cam.rate_hz, async (stampNs, meshes) => {
+      const frame = this.render(cam, meshes());
+      const header: Header = { stamp: timeFromNs(stampNs), frame_id: cam.frame_id };
+      const bytes = cam.encoding === "rgb8"
+        ? encode("sensor_msgs/msg/Image", imageFromRgb(frame.rgb, frame.width, frame.height, header))
+        : encode("sensor_msgs/msg/CompressedImage", await compressedImageFromRgb(frame.rgb, frame.width, frame.height, header, this.o.jpegQuality ?? 90));
+      image(bytes);
+      info(encode("sensor_msgs/msg/CameraInfo", cameraInfoFromCalibration(cal, cam.frame_id, header.stamp)));
+    });
+  }
+
+  /** Renders one camera from the current world state (buffers reused per camera). */
+  render(cam: CameraSpec, meshes: RenderMesh[]): RenderFrame {
+    const cal = this.o.calibrations[cam.name]!;
+    const parent = this.o.world.framePose(cal.extrinsics.parent_frame);
+    if (!parent) throw new Error(`sim camera "${cam.name}": extrinsics parent_frame "${cal.extrinsics.parent_frame}" is not a frame of the sim (${cam.calibration})`);
+    const t0 = performance.now();
+    const frame = renderCamera(meshes, cameraFromCalibration(cal, parent), this.frames.get(cam.name));
+    this.renderMs.push(performance.now() - t0);
+    if (this.renderMs.length > 10_000) this.renderMs.splice(0, 5_000);
+    this.frames.set(cam.name, frame);
+    return frame;
+  }
+
+  /** Renders every camera now (snapshots). */
+  renderAll(): CameraShot[] {
+    const meshes = this.o.world.meshes();
+    return this.o.profile.cameras.map((camera) => ({ camera, frame: this.render(camera, meshes) }));
+  }
+
+  /** Restarts every schedule (episode reset): everything is due at the first step. */
+  restart(): void {
+    for (const s of this.streams) s.nextNs = 0;
+  }
+
+  /** Publishes what is due at episode-relative time `tNs` (stamped `stampNs`); returns how many streams published. */
+  async publishDue(tNs: number, stampNs: bigint): Promise<number> {
+    let n = 0;
+    let meshes: RenderMesh[] | null = null;
+    const lazyMeshes = () => (meshes ??= this.o.world.meshes());
+    for (const s of this.streams) {
+      if (tNs + 1 < s.nextNs) continue; // 1 ns slack for float rounding
+      s.nextNs += s.periodNs;
+      if (s.nextNs <= tNs) s.nextNs = tNs + s.periodNs; // fell behind (real-time overload): skip, don't burst
+      await s.publish(stampNs, lazyMeshes);
+      n++;
+    }
+    return n;
+  }
+}
