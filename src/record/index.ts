@@ -1,5 +1,6 @@
 /** Recording: MCAP recorder, reader (indexed + streaming fallback), recovery and summaries. */
-export { McapRecorder, FileWritable, type RecorderOptions, type TopicOptions, type RecorderSummary } from "./mcapRecorder.js";
+export { McapFileWriter } from "./mcapWriter.js";
+export { McapRecorder, type RecorderOptions, type TopicOptions, type RecorderSummary } from "./mcapRecorder.js";
 export {
   McapSource, decompressHandlers,
   type RecordedMessage, type RecordedTopic, type ReadMode, type MessageFilter, type StreamScan,
@@ -7,4 +8,4 @@ export {
 export { recoverMcap, defaultRecoveredPath, type RecoverResult } from "./mcapRecover.js";
 export { summarizeMcap, mcapFilesOf, type McapSummary, type TopicSummary } from "./mcapInspect.js";
 export { offeredQosYaml, qosFromOfferedYaml } from "./mcapQos.js";
-export { syntheticMessages, syntheticTopics, writeSyntheticRecording, type SyntheticSpec, type SyntheticMessage, type SyntheticResult } from "./mcapSynthetic.js";
+export { syntheticMessages, syntheticSchedule, syntheticTopics, writeSyntheticRecording, type SyntheticSpec, type SyntheticMessage, type SyntheticEvent, type SyntheticResult } from "./mcapSynthetic.js";

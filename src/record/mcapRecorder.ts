@@ -6,21 +6,26 @@
  */
 import { statSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
-import { McapWriter, type IWritable } from "@mcap/core";
 import { schemaTextFor } from "../msgs/schemas.js";
 import type { RosType } from "../msgs/types.js";
 import type { Qos } from "../bus/types.js";
 import { offeredQosYaml } from "./mcapQos.js";
+import { McapFileWriter } from "./mcapWriter.js";
 
 /** Options of `McapRecorder.open`. */
 export interface RecorderOptions {
   /**
    * A chunk is closed and written once its records exceed this many bytes (default 1 MiB).
    * NOTE: every write goes straight to the kernel (no user-space buffering), so a killed process
-   * (kill -9) loses at most the chunk being built in memory: at most ~chunkSizeBytes of messages.
-   * Low-rate recordings that must lose less should pass a smaller chunk size.
+   * (kill -9) loses at most the chunk being built in memory: at most ~chunkSizeBytes or
+   * maxChunkAgeMs of messages, whichever comes first.
    */
   chunkSizeBytes?: number;
+  /**
+   * An open chunk is also written once it is this old (wall time, default 1000 ms), so a slow
+   * topic alone (events, 1 Hz) loses at most this much on a kill.
+   */
+  maxChunkAgeMs?: number;
   /** fdatasync after every write, so power loss also keeps everything but the open chunk (slower). */
   fsync?: boolean;
   /** MCAP header library string. */
@@ -43,24 +48,6 @@ export interface RecorderSummary {
   bytes: number;
 }
 
-/** IWritable over a file handle: each write goes to the kernel before it resolves. */
-export class FileWritable implements IWritable {
-  #position = 0n;
-  constructor(private readonly handle: FileHandle, private readonly fsync = false) {}
-  async write(buffer: Uint8Array): Promise<void> {
-    let offset = 0;
-    while (offset < buffer.byteLength) {
-      const { bytesWritten } = await this.handle.write(buffer, offset, buffer.byteLength - offset);
-      offset += bytesWritten;
-    }
-    this.#position += BigInt(buffer.byteLength);
-    if (this.fsync) await this.handle.datasync();
-  }
-  position(): bigint {
-    return this.#position;
-  }
-}
-
 interface TopicEntry { channelId: number; sequence: number; type: RosType }
 
 /**
@@ -69,7 +56,9 @@ interface TopicEntry { channelId: number; sequence: number; type: RosType }
  * Misuse (a topic not added, a topic re-added with another type) throws synchronously.
  */
 export class McapRecorder {
-  readonly #writer: McapWriter;
+  readonly #writer: McapFileWriter;
+  readonly #maxChunkAgeMs: number;
+  #ageTimer: NodeJS.Timeout | undefined;
   readonly #handle: FileHandle;
   readonly #topics = new Map<string, TopicEntry>();
   readonly #schemas = new Map<string, number>();
@@ -78,9 +67,10 @@ export class McapRecorder {
   #closed = false;
   #messageCount = 0;
 
-  private constructor(readonly path: string, handle: FileHandle, writer: McapWriter) {
+  private constructor(readonly path: string, handle: FileHandle, writer: McapFileWriter, maxChunkAgeMs: number) {
     this.#handle = handle;
     this.#writer = writer;
+    this.#maxChunkAgeMs = maxChunkAgeMs;
   }
 
   /** Creates (truncates) `path` and writes the MCAP header with profile "ros2". */
@@ -91,12 +81,14 @@ export class McapRecorder {
     } catch (err) {
       throw new Error(`cannot create recording ${path}: ${(err as Error).message}`);
     }
-    const writer = new McapWriter({
-      writable: new FileWritable(handle, options.fsync ?? false),
-      chunkSize: options.chunkSizeBytes ?? 1024 * 1024,
-    });
-    await writer.start({ profile: "ros2", library: options.library ?? "engram" });
-    return new McapRecorder(path, handle, writer);
+    const writer = new McapFileWriter(handle, options.chunkSizeBytes ?? 1024 * 1024, options.fsync ?? false);
+    try {
+      await writer.start({ profile: "ros2", library: options.library ?? "engram" });
+    } catch (err) {
+      await handle.close();
+      throw new Error(`cannot write recording ${path}: ${(err as Error).message}`);
+    }
+    return new McapRecorder(path, handle, writer, options.maxChunkAgeMs ?? 1000);
   }
 
   /** Messages accepted so far. */
@@ -147,7 +139,8 @@ export class McapRecorder {
 
   /**
    * Appends one CDR message. `logTimeNs` is when it was received, `publishTimeNs` when it was sent
-   * (defaults to logTimeNs). The bytes are copied into the open chunk before the promise resolves.
+   * (defaults to logTimeNs). The bytes are kept (not copied) until their chunk is written: treat
+   * them as read-only, as every bus does.
    */
   write(topic: string, cdr: Uint8Array, logTimeNs: bigint, publishTimeNs: bigint = logTimeNs): Promise<void> {
     const entry = this.#topics.get(topic);
@@ -156,14 +149,22 @@ export class McapRecorder {
     }
     const sequence = entry.sequence++;
     this.#messageCount++;
-    return this.#enqueue(() =>
-      this.#writer.addMessage({ channelId: entry.channelId, sequence, logTime: logTimeNs, publishTime: publishTimeNs, data: cdr }),
-    );
+    this.#ageTimer ??= setTimeout(() => {
+      this.#ageTimer = undefined;
+      if (!this.#closed) void this.#enqueue(() => this.#writer.flushChunk());
+    }, this.#maxChunkAgeMs).unref();
+    return this.#enqueue(async () => {
+      await this.#writer.addMessage({ channelId: entry.channelId, sequence, logTime: logTimeNs, publishTime: publishTimeNs, data: cdr });
+      if (this.#writer.openChunkBytes === 0 && this.#ageTimer) {
+        clearTimeout(this.#ageTimer);
+        this.#ageTimer = undefined;
+      }
+    });
   }
 
   /** Stores a Metadata record (e.g. rosbag2's `serialized_metadata`). */
   addMetadata(name: string, metadata: Map<string, string>): Promise<void> {
-    return this.#enqueue(() => this.#writer.addMetadata({ name, metadata }));
+    return this.#enqueue(() => this.#writer.addMetadata(name, metadata));
   }
 
   /** Writes the last chunk, the summary and the footer, and closes the file. */
@@ -171,6 +172,7 @@ export class McapRecorder {
     if (this.#closed) throw new Error(`recording ${this.path} is already closed`);
     const done = this.#enqueue(() => this.#writer.end());
     this.#closed = true;
+    if (this.#ageTimer) clearTimeout(this.#ageTimer);
     try {
       await done;
     } finally {
@@ -179,7 +181,7 @@ export class McapRecorder {
     return {
       path: this.path,
       messageCount: this.#messageCount,
-      chunkCount: this.#writer.statistics?.chunkCount ?? 0,
+      chunkCount: this.#writer.statistics.chunkCount,
       bytes: statSync(this.path).size,
     };
   }

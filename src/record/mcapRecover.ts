@@ -1,14 +1,13 @@
 /**
  * Rewrites a truncated MCAP (a recorder killed mid-run, a cut copy) into a valid indexed one:
  * every complete record of the data section is kept (schemas, channels, metadata, and the messages
- * of every complete chunk); the cut tail is dropped. Header profile/library, schema texts and
+ * of every complete chunk); the cut tail is dropped. Attachments are counted but not copied. Header profile/library, schema texts and
  * channel metadata are copied as they are.
  */
 import { open } from "node:fs/promises";
 import { resolve } from "node:path";
-import { McapWriter } from "@mcap/core";
 import { McapSource } from "./mcapReader.js";
-import { FileWritable } from "./mcapRecorder.js";
+import { McapFileWriter } from "./mcapWriter.js";
 
 /** What `recoverMcap` saved. */
 export interface RecoverResult {
@@ -21,6 +20,8 @@ export interface RecoverResult {
   truncated: boolean;
   /** Bytes at the end of the input that did not form a complete record. */
   bytesDropped: number;
+  /** Attachment records are not carried over (engram recordings have none). */
+  attachmentsSkipped: number;
 }
 
 /** The default output path: `x.mcap` -> `x.recovered.mcap`. */
@@ -38,12 +39,13 @@ export async function recoverMcap(inPath: string, outPath = defaultRecoveredPath
   const handle = await open(outPath, "w").catch((err: Error) => {
     throw new Error(`recover: cannot create ${outPath}: ${err.message}`);
   });
-  const writer = new McapWriter({ writable: new FileWritable(handle), repeatSchemas: true, repeatChannels: true });
+  const writer = new McapFileWriter(handle);
   const schemaIds = new Map<number, number>();
   const channelIds = new Map<number, number>();
   let started = false;
   let inDataSection = true;
   let messageCount = 0;
+  let attachmentsSkipped = 0;
   try {
     const scan = await source.scan(async (rec) => {
       if (!inDataSection) return;
@@ -72,10 +74,10 @@ export async function recoverMcap(inPath: string, outPath = defaultRecoveredPath
           return;
         }
         case "Metadata":
-          await writer.addMetadata({ name: rec.name, metadata: rec.metadata });
+          await writer.addMetadata(rec.name, rec.metadata);
           return;
         case "Attachment":
-          await writer.addAttachment(rec);
+          attachmentsSkipped++;
           return;
         case "DataEnd":
           inDataSection = false;
@@ -93,6 +95,7 @@ export async function recoverMcap(inPath: string, outPath = defaultRecoveredPath
       chunkCount: scan.chunkCount,
       truncated: scan.truncated,
       bytesDropped: scan.bytesUnread,
+      attachmentsSkipped,
     };
   } finally {
     await handle.close();

@@ -40,11 +40,20 @@ export function syntheticTopics(spec: SyntheticSpec = {}): { topic: string; type
   ];
 }
 
+/** One scheduled message: its time and topic, with the payload built on demand. */
+export interface SyntheticEvent {
+  topic: string;
+  type: RosType;
+  logTimeNs: bigint;
+  publishTimeNs: bigint;
+  build(): Uint8Array;
+}
+
 /**
- * Yields the messages in logTime order. Every logTime is unique (cameras are staggered by 0.1 ms,
- * ties are broken by +1 ns), and publishTime is 1 ms before logTime.
+ * The messages' schedule in logTime order, payloads not yet built. Every logTime is unique
+ * (cameras are staggered by 0.1 ms, ties are broken by +1 ns); publishTime is 1 ms before logTime.
  */
-export function* syntheticMessages(spec: SyntheticSpec = {}): Generator<SyntheticMessage> {
+export function syntheticSchedule(spec: SyntheticSpec = {}): SyntheticEvent[] {
   const seconds = spec.seconds ?? 10;
   const cams = spec.cameras ?? 3;
   const width = spec.width ?? 640;
@@ -62,16 +71,27 @@ export function* syntheticMessages(spec: SyntheticSpec = {}): Generator<Syntheti
   }
   events.sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : a.cam - b.cam));
   let prev = -1n;
-  for (const e of events) {
+  return events.map((e) => {
     const t = e.t > prev ? e.t : prev + 1n;
     prev = t;
     const stamp = t - 1_000_000n;
     if (e.cam >= 0) {
-      const img = sampleImage(width, height, stamp, e.i * 7 + e.cam, `camera_${e.cam}_optical_frame`);
-      yield { topic: `/camera_${e.cam}/image_raw`, type: "sensor_msgs/msg/Image", logTimeNs: t, publishTimeNs: stamp, cdr: encode("sensor_msgs/msg/Image", img) };
-    } else {
-      yield { topic: "/joint_states", type: "sensor_msgs/msg/JointState", logTimeNs: t, publishTimeNs: stamp, cdr: encode("sensor_msgs/msg/JointState", sampleJointState(joints, stamp, e.i)) };
+      return {
+        topic: `/camera_${e.cam}/image_raw`, type: "sensor_msgs/msg/Image", logTimeNs: t, publishTimeNs: stamp,
+        build: () => encode("sensor_msgs/msg/Image", sampleImage(width, height, stamp, e.i * 7 + e.cam, `camera_${e.cam}_optical_frame`)),
+      };
     }
+    return {
+      topic: "/joint_states", type: "sensor_msgs/msg/JointState", logTimeNs: t, publishTimeNs: stamp,
+      build: () => encode("sensor_msgs/msg/JointState", sampleJointState(joints, stamp, e.i)),
+    };
+  });
+}
+
+/** Yields the messages of `syntheticSchedule` with their payloads, one at a time. */
+export function* syntheticMessages(spec: SyntheticSpec = {}): Generator<SyntheticMessage> {
+  for (const e of syntheticSchedule(spec)) {
+    yield { topic: e.topic, type: e.type, logTimeNs: e.logTimeNs, publishTimeNs: e.publishTimeNs, cdr: e.build() };
   }
 }
 
