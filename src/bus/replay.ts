@@ -130,7 +130,8 @@ export class ReplayBus implements Bus {
 
   /**
    * Starts playback (once; later calls return the same promise). Resolves when the last message
-   * has been offered to subscribers, or early after `close()`.
+   * has been handed to subscribers (a callback that returns a promise may still be running), or
+   * early after `close()`.
    */
   play(): Promise<ReplayResult> {
     this.#playing ??= this.#run();
@@ -157,6 +158,8 @@ export class ReplayBus implements Bus {
       count++;
       if (!Number.isFinite(this.#rate)) await new Promise<void>((r) => setImmediate(r));
     }
+    // Let the last deliveries (setImmediate drains) run before reporting the end.
+    await new Promise<void>((r) => setImmediate(r));
     return { messages: count, durationNs: first === undefined ? 0n : last - first, wallMs: performance.now() - wallStart, stopped: this.#closed };
   }
 
