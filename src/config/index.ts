@@ -3,7 +3,7 @@ export { ConfigError, formatIssue, formatPath, loadYaml, loadYamlOrThrow, parseY
 export type { ConfigIssue, FieldPath, YamlSource } from "./load.js";
 export { configRoot, loadCalibration, loadPolicyManifest, loadRunConfig, missingFileIssue, resolveRef } from "./loaders.js";
 export type { LoadedManifest, LoadedRunConfig } from "./loaders.js";
-export { robotProfileSchema } from "./schemas/robotProfile.js";
+export { robotProfilePartialCheck, robotProfileSchema } from "./schemas/robotProfile.js";
 export { calibrationSchema } from "./schemas/calibration.js";
 export { runConfigSchema, TASK_IDS } from "./schemas/runConfig.js";
 export type { RunConfig } from "./schemas/runConfig.js";

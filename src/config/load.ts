@@ -90,10 +90,13 @@ function nodeAt(doc: Document, path: FieldPath): { node: YamlNode | null; exact:
   return { node: isNode(node) ? node : null, exact: true, keyNode };
 }
 
-/** Line and column (1-based) of the field at `path`; its key when `preferKey` (unknown fields). */
+/**
+ * Line and column (1-based) of the field at `path`: a scalar's value, or the key of a map or list
+ * (where `field:` is written), or the key whenever `preferKey` (unknown fields).
+ */
 export function locate(source: YamlSource, path: FieldPath, preferKey = false): { line: number; column: number } {
   const { node, keyNode } = nodeAt(source.doc, path);
-  const target = preferKey && keyNode ? keyNode : node;
+  const target = (preferKey || isMap(node) || isSeq(node)) && keyNode ? keyNode : node;
   const offset = target?.range?.[0] ?? 0;
   const pos = source.lineCounter.linePos(offset);
   return { line: pos.line, column: pos.col };
@@ -163,14 +166,21 @@ function fromZodIssue(source: YamlSource, issue: z.ZodIssue): ConfigIssue[] {
   }
 }
 
-/** Validates a parsed source against a schema; returns the value or every issue. */
+/**
+ * Validates a parsed source against a schema; returns the value or every issue. When parsing
+ * fails, `partial` (cross-field checks on the well-typed top-level fields) adds its issues too.
+ */
 export function validateSource<S extends z.ZodTypeAny>(
   source: YamlSource,
   schema: S,
+  partial?: (data: unknown) => z.ZodIssue[],
 ): { ok: true; value: z.output<S> } | { ok: false; issues: ConfigIssue[] } {
   const result = schema.safeParse(source.data);
   if (result.success) return { ok: true, value: result.data as z.output<S> };
-  const issues = result.error.issues.flatMap((i) => fromZodIssue(source, i));
+  const zodIssues = [...result.error.issues];
+  const seen = new Set(zodIssues.map((i) => `${formatPath(i.path)}|${i.message}`));
+  for (const i of partial?.(source.data) ?? []) if (!seen.has(`${formatPath(i.path)}|${i.message}`)) zodIssues.push(i);
+  const issues = zodIssues.flatMap((i) => fromZodIssue(source, i));
   issues.sort((a, b) => a.line - b.line || a.column - b.column);
   return { ok: false, issues };
 }
@@ -192,18 +202,19 @@ export function readConfigText(file: string): { text: string } | { issue: Config
 export function loadYaml<S extends z.ZodTypeAny>(
   file: string,
   schema: S,
+  partial?: (data: unknown) => z.ZodIssue[],
 ): { ok: true; value: z.output<S>; source: YamlSource } | { ok: false; issues: ConfigIssue[] } {
   const read = readConfigText(file);
   if ("issue" in read) return { ok: false, issues: [read.issue] };
   const { source, issues } = parseYaml(file, read.text);
   if (issues.length > 0) return { ok: false, issues };
-  const result = validateSource(source, schema);
+  const result = validateSource(source, schema, partial);
   return result.ok ? { ok: true, value: result.value, source } : result;
 }
 
 /** Like loadYaml but throws a ConfigError listing every issue. */
-export function loadYamlOrThrow<S extends z.ZodTypeAny>(file: string, schema: S): { value: z.output<S>; source: YamlSource } {
-  const r = loadYaml(file, schema);
+export function loadYamlOrThrow<S extends z.ZodTypeAny>(file: string, schema: S, partial?: (data: unknown) => z.ZodIssue[]): { value: z.output<S>; source: YamlSource } {
+  const r = loadYaml(file, schema, partial);
   if (!r.ok) throw new ConfigError(r.issues);
   return { value: r.value, source: r.source };
 }

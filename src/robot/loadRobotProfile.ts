@@ -3,7 +3,7 @@
  * Calibration paths are relative to the repo root (the folder above robots/).
  */
 import { isAbsolute, relative, resolve } from "node:path";
-import { ConfigError, configRoot, issueAt, loadCalibration, loadYamlOrThrow, missingFileIssue, resolveRef, robotProfileSchema } from "../config/index.js";
+import { ConfigError, configRoot, issueAt, loadCalibration, loadYamlOrThrow, missingFileIssue, resolveRef, robotProfilePartialCheck, robotProfileSchema } from "../config/index.js";
 import type { ConfigIssue } from "../config/index.js";
 import type { CameraCalibration, RobotProfile } from "./types.js";
 
@@ -23,7 +23,7 @@ export interface LoadedRobot {
  * `root` overrides the folder calibration paths resolve against.
  */
 export function loadRobotProfile(file: string, root = configRoot(file)): LoadedRobot {
-  const { value: profile, source } = loadYamlOrThrow(file, robotProfileSchema);
+  const { value: profile, source } = loadYamlOrThrow(file, robotProfileSchema, robotProfilePartialCheck);
   const issues: ConfigIssue[] = [];
   const calibrations: Record<string, CameraCalibration> = {};
   profile.cameras.forEach((cam, i) => {

@@ -129,6 +129,15 @@ test("cross-field checks name the field and line", () => {
   assert.match(err.message, /home\.left_joint1: expected a home position within \[2\.09, -2\.09\]|joints\[1\]\.upper: expected upper > lower/);
 });
 
+test("cross-field errors come together with type errors elsewhere in the file", () => {
+  const dir = copyConfigs();
+  const file = join(dir, "robots", "x-one.yaml");
+  const a = edit(file, "rate_hz: 100", "rate_hz: fast");
+  const b = edit(file, "  right_joint7: 0.0\n", "  right_joint8: 0.0\n");
+  const err = configError(() => loadRobotProfile(file));
+  assert.deepEqual(err.issues.map((i) => [i.line, i.path]), [[b.line - 15, "home"], [b.line, "home.right_joint8"], [a.line, "joint_state.rate_hz"]].sort((x, y) => (x[0] as number) - (y[0] as number)));
+});
+
 test("joint_order must be a permutation of the joints", () => {
   const dir = copyConfigs();
   const file = join(dir, "robots", "franka-droid.yaml");

@@ -35,3 +35,32 @@ export function checkUnique(ctx: z.RefinementCtx, values: string[], path: (i: nu
 
 /** Type-level check that two types are mutually assignable (used to pin schemas to contract types). */
 export type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+/** Issues of cross-field checks run on the well-typed top-level fields of `data` (see validateSource). */
+export type PartialCheck = (data: unknown) => z.ZodIssue[];
+
+/**
+ * Wraps whole-object checks so they also run when other top-level fields fail to parse: each
+ * top-level field is parsed on its own, and `check` sees only those that parsed.
+ */
+export function partialCheck<S extends z.ZodRawShape>(
+  object: z.ZodObject<S, "strict">,
+  check: (partial: Partial<z.output<z.ZodObject<S, "strict">>>, ctx: z.RefinementCtx) => void,
+): PartialCheck {
+  return (data) => {
+    const partial: Record<string, unknown> = {};
+    if (data !== null && typeof data === "object" && !Array.isArray(data)) {
+      for (const [key, schema] of Object.entries(object.shape)) {
+        const r = schema.safeParse((data as Record<string, unknown>)[key]);
+        if (r.success) partial[key] = r.data;
+      }
+    }
+    const issues: z.ZodIssue[] = [];
+    const ctx: z.RefinementCtx = {
+      addIssue: (i) => { issues.push({ ...i, path: i.path ?? [], message: i.message ?? "invalid value" } as z.ZodIssue); },
+      path: [],
+    };
+    check(partial as Partial<z.output<z.ZodObject<S, "strict">>>, ctx);
+    return issues;
+  };
+}

@@ -1,15 +1,15 @@
 /**
  * Schema of a robot profile (`robots/<name>.yaml`). It infers exactly `RobotProfile` from
- * src/robot/types.ts (pinned by a type-level check below). NOTE: zod runs the whole-profile
- * cross-field checks only once every field has the right type, so a file with type errors shows
- * those first; the cross-field errors follow once they are fixed. Cross-field checks: unique joint names,
+ * src/robot/types.ts (pinned by a type-level check below). NOTE: zod runs whole-object refinements
+ * only when every field is well typed; robotProfilePartialCheck runs the same cross-field checks on
+ * the well-typed top-level fields so a file's errors all come at once. Cross-field checks: unique joint names,
  * lower < upper, arm/gripper/home/layout/joint_order names exist, home within limits, joint_order
  * is a permutation of the joints, pose interface has its topics, workspace min < max.
  */
 import { posix } from "node:path";
 import { z } from "zod";
 import type { RobotProfile } from "../../robot/types.js";
-import { addIssue, checkUnique, finite, name, Same, topic, vec3 } from "./common.js";
+import { addIssue, checkUnique, finite, name, partialCheck, Same, topic, vec3 } from "./common.js";
 
 const jointSpec = z.object({
   name,
@@ -88,56 +88,73 @@ const profileObject = z.object({
 
 type ProfileShape = z.output<typeof profileObject>;
 
-/** Cross-field checks of a profile whose fields already have the right types. */
-function checkProfile(p: ProfileShape, ctx: z.RefinementCtx): void {
-  const joints = new Map(p.joints.map((j) => [j.name, j]));
-  checkUnique(ctx, p.joints.map((j) => j.name), (i) => ["joints", i, "name"], "joint name");
+/**
+ * Cross-field checks. Each group runs when the fields it reads are present and well typed, so it
+ * also runs on the valid parts of a file that has type errors elsewhere (see robotProfilePartialCheck).
+ */
+function checkProfile(p: Partial<ProfileShape>, ctx: z.RefinementCtx): void {
+  const joints = new Map((p.joints ?? []).map((j) => [j.name, j]));
   const known = (): string => `expected a joint named in joints (${[...joints.keys()].join(", ")})`;
-  checkUnique(ctx, p.arms.map((a) => a.name), (i) => ["arms", i, "name"], "arm name");
-  p.arms.forEach((a, i) => {
-    a.joints.forEach((n, k) => {
-      const j = joints.get(n);
-      if (!j) addIssue(ctx, ["arms", i, "joints", k], known());
-      else if (j.kind !== "revolute") addIssue(ctx, ["arms", i, "joints", k], `expected a revolute joint ("${n}" is a ${j.kind})`);
+  if (p.joints) checkUnique(ctx, p.joints.map((j) => j.name), (i) => ["joints", i, "name"], "joint name");
+  if (p.joints && p.arms) {
+    checkUnique(ctx, p.arms.map((a) => a.name), (i) => ["arms", i, "name"], "arm name");
+    p.arms.forEach((a, i) => {
+      a.joints.forEach((n, k) => {
+        const j = joints.get(n);
+        if (!j) addIssue(ctx, ["arms", i, "joints", k], known());
+        else if (j.kind !== "revolute") addIssue(ctx, ["arms", i, "joints", k], `expected a revolute joint ("${n}" is a ${j.kind})`);
+      });
+      const g = joints.get(a.gripper);
+      if (!g) addIssue(ctx, ["arms", i, "gripper"], known());
+      else if (g.kind !== "gripper") addIssue(ctx, ["arms", i, "gripper"], `expected a joint of kind gripper ("${a.gripper}" is ${g.kind})`);
     });
-    const g = joints.get(a.gripper);
-    if (!g) addIssue(ctx, ["arms", i, "gripper"], known());
-    else if (g.kind !== "gripper") addIssue(ctx, ["arms", i, "gripper"], `expected a joint of kind gripper ("${a.gripper}" is ${g.kind})`);
-  });
-  for (const [n, v] of Object.entries(p.home)) {
-    const j = joints.get(n);
-    if (!j) addIssue(ctx, ["home", n], `expected home keys to be joint names (no joint "${n}")`);
-    else if (v < j.lower || v > j.upper) addIssue(ctx, ["home", n], `expected a home position within [${j.lower}, ${j.upper}]`);
   }
-  const missingHome = p.joints.filter((j) => !(j.name in p.home)).map((j) => j.name);
-  if (missingHome.length > 0) addIssue(ctx, ["home"], `expected a home position for every joint (missing: ${missingHome.join(", ")})`);
-  checkUnique(ctx, p.cameras.map((c) => c.name), (i) => ["cameras", i, "name"], "camera name");
-  const armNames = p.arms.map((a) => a.name);
-  for (const [ln, layout] of Object.entries(p.layouts)) {
-    if (layout.kind === "joint") {
-      layout.names.forEach((n, k) => { if (!joints.has(n)) addIssue(ctx, ["layouts", ln, "names", k], known()); });
-      checkUnique(ctx, layout.names, (k) => ["layouts", ln, "names", k], "joint in the layout");
-    } else if (!armNames.includes(layout.arm)) {
-      addIssue(ctx, ["layouts", ln, "arm"], `expected an arm name (${armNames.join(", ")})`);
+  if (p.joints && p.home) {
+    for (const [n, v] of Object.entries(p.home)) {
+      const j = joints.get(n);
+      if (!j) addIssue(ctx, ["home", n], `expected home keys to be joint names (no joint "${n}")`);
+      else if (v < j.lower || v > j.upper) addIssue(ctx, ["home", n], `expected a home position within [${j.lower}, ${j.upper}]`);
+    }
+    const home = p.home;
+    const missingHome = p.joints.filter((j) => !(j.name in home)).map((j) => j.name);
+    if (missingHome.length > 0) addIssue(ctx, ["home"], `expected a home position for every joint (missing: ${missingHome.join(", ")})`);
+  }
+  if (p.cameras) checkUnique(ctx, p.cameras.map((c) => c.name), (i) => ["cameras", i, "name"], "camera name");
+  if (p.joints && p.arms && p.layouts) {
+    const armNames = p.arms.map((a) => a.name);
+    for (const [ln, layout] of Object.entries(p.layouts)) {
+      if (layout.kind === "joint") {
+        layout.names.forEach((n, k) => { if (!joints.has(n)) addIssue(ctx, ["layouts", ln, "names", k], known()); });
+        checkUnique(ctx, layout.names, (k) => ["layouts", ln, "names", k], "joint in the layout");
+      } else if (!armNames.includes(layout.arm)) {
+        addIssue(ctx, ["layouts", ln, "arm"], `expected an arm name (${armNames.join(", ")})`);
+      }
     }
   }
-  const order = p.command.joint_order;
-  order.forEach((n, k) => { if (!joints.has(n)) addIssue(ctx, ["command", "joint_order", k], known()); });
-  checkUnique(ctx, order, (k) => ["command", "joint_order", k], "joint in joint_order");
-  const absent = p.joints.filter((j) => !order.includes(j.name)).map((j) => j.name);
-  if (absent.length > 0) addIssue(ctx, ["command", "joint_order"], `expected a permutation of all joints (missing: ${absent.join(", ")})`);
-  if (p.command.interface === "pose") {
+  if (p.joints && p.command) {
+    const order = p.command.joint_order;
+    order.forEach((n, k) => { if (!joints.has(n)) addIssue(ctx, ["command", "joint_order", k], known()); });
+    checkUnique(ctx, order, (k) => ["command", "joint_order", k], "joint in joint_order");
+    const absent = p.joints.filter((j) => !order.includes(j.name)).map((j) => j.name);
+    if (absent.length > 0) addIssue(ctx, ["command", "joint_order"], `expected a permutation of all joints (missing: ${absent.join(", ")})`);
+  }
+  if (p.command?.interface === "pose") {
     if (!p.command.pose_topic) addIssue(ctx, ["command", "pose_topic"], "expected a pose_topic when interface is \"pose\"");
     if (!p.command.gripper_topic) addIssue(ctx, ["command", "gripper_topic"], "expected a gripper_topic when interface is \"pose\"");
   }
-  const ws = p.safety.workspace;
-  for (let a = 0; a < 3; a++) {
-    if (!(ws.min[a]! < ws.max[a]!)) addIssue(ctx, ["safety", "workspace", "max", a], `expected max > min (${ws.min[a]}) on axis ${"xyz"[a]}`);
+  if (p.safety) {
+    const ws = p.safety.workspace;
+    for (let a = 0; a < 3; a++) {
+      if (!(ws.min[a]! < ws.max[a]!)) addIssue(ctx, ["safety", "workspace", "max", a], `expected max > min (${ws.min[a]}) on axis ${"xyz"[a]}`);
+    }
   }
 }
 
 /** Zod schema of a robot profile YAML; its output type is exactly RobotProfile. */
 export const robotProfileSchema = profileObject.superRefine(checkProfile);
+
+/** The cross-field checks on the well-typed top-level fields of a profile with type errors elsewhere. */
+export const robotProfilePartialCheck = partialCheck(profileObject, checkProfile);
 
 // Pin the schema to the contract type: a compile error here means they drifted apart.
 const _pinned: Same<z.output<typeof robotProfileSchema>, RobotProfile> = true;
