@@ -76,6 +76,11 @@ test("trajectory hold: one point at the measured position, or an empty trajector
   const stop = createOutput(xOneProfile({ hold: "stop_publishing" }), xOneProfile().layouts["bimanual_16d"]!).buildHold(measured, STAMP);
   assert.ok(stop[0]!.type === "trajectory_msgs/msg/JointTrajectory" && stop[0]!.message.points.length === 0);
   assert.throws(() => createOutput(xOneProfile(), xOneProfile().layouts["bimanual_16d"]!).buildHold({ left_joint1: 0 }, STAMP), /no position for "right_joint1"/);
+  // A joint measured past its limit is held at the limit.
+  const past = createOutput(xOneProfile(), xOneProfile().layouts["bimanual_16d"]!).buildHold({ ...measured, left_joint1: 2.51, left_gripper: -0.001 }, STAMP)[0]!;
+  assert.ok(past.type === "trajectory_msgs/msg/JointTrajectory");
+  const p0 = past.message.points[0]!.positions;
+  assert.deepEqual([p0[X_ONE_DRIVER_ORDER.indexOf("left_joint1")], p0[X_ONE_DRIVER_ORDER.indexOf("left_gripper")]], [2.5, 0]);
 });
 
 test("driver joints outside the layout hold their measured position; a lone gripper goes to gripper_topic", () => {

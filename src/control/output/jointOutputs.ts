@@ -1,6 +1,7 @@
 import { timeFromNs, type Duration, type JointTrajectory, type JointTrajectoryPoint } from "../../msgs/types.js";
 import type { ActionChunk } from "../../policy/types.js";
 import type { RobotProfile } from "../../robot/types.js";
+import { clamp } from "../limits.js";
 import type { JointCommand, JointPositions } from "../types.js";
 import { routeJoints, type JointRouting } from "./jointOrder.js";
 import type { OutputAdapter, Outgoing } from "./types.js";
@@ -28,7 +29,9 @@ function point(positions: Float64Array, k: number, hz: number): JointTrajectoryP
  * `trajectory` interface: each new chunk becomes one trajectory_msgs/JointTrajectory for ros2_controllers'
  * joint_trajectory_controller: H points, time_from_start = (k+1)/control_hz, joint_names =
  * command.joint_order (driver order; joints the layout lacks hold their measured position), header
- * stamp = now. A new trajectory replaces the running one in the controller. Hold: a one-point
+ * stamp = now (NOTE: the controller starts a trajectory at its header stamp, so runtime and
+ * controller must share a clock: both on wall time, or both on /clock with use_sim_time). A new
+ * trajectory replaces the running one in the controller. Hold: a one-point
  * trajectory at the measured position (reached in 1/control_hz), or with hold = stop_publishing an
  * EMPTY trajectory, which the controller takes as "stop and hold" (NOTE: publishing nothing would
  * let it finish the running chunk).
@@ -58,8 +61,8 @@ export function trajectoryOutput(profile: RobotProfile, layoutNames: readonly st
     },
     buildHold(measured: JointPositions, stampNs: bigint): Outgoing[] {
       if (profile.command.hold === "stop_publishing") return [traj(stampNs, [])];
-      const held = Float64Array.from(names, (n) => measuredOf(measured, n));
-      return [traj(stampNs, [point(held, 0, hz)]), ...gripperHold(route, measured)];
+      const held = Float64Array.from(names, (n) => heldOf(profile, measured, n));
+      return [traj(stampNs, [point(held, 0, hz)]), ...gripperHold(profile, route, measured)];
     },
   };
 }
@@ -92,7 +95,7 @@ export function streamOutput(profile: RobotProfile, layoutNames: readonly string
     },
     buildHold(measured: JointPositions, stampNs: bigint): Outgoing[] {
       if (profile.command.hold === "stop_publishing") return [];
-      return [target(Float64Array.from(names, (n) => measuredOf(measured, n)), stampNs), ...gripperHold(route, measured)];
+      return [target(Float64Array.from(names, (n) => heldOf(profile, measured, n)), stampNs), ...gripperHold(profile, route, measured)];
     },
   };
 }
@@ -106,9 +109,19 @@ function gripperOut(route: JointRouting, values: ArrayLike<number>): Outgoing[] 
   return g ? [{ topic: g.topic, type: "std_msgs/msg/Float32", message: { data: values[g.index]! } }] : [];
 }
 
-function gripperHold(route: JointRouting, measured: JointPositions): Outgoing[] {
+function gripperHold(profile: RobotProfile, route: JointRouting, measured: JointPositions): Outgoing[] {
   const g = route.gripper;
-  return g ? [{ topic: g.topic, type: "std_msgs/msg/Float32", message: { data: measuredOf(measured, g.joint) } }] : [];
+  return g ? [{ topic: g.topic, type: "std_msgs/msg/Float32", message: { data: heldOf(profile, measured, g.joint) } }] : [];
+}
+
+/**
+ * The hold target of `joint`: its measured position clamped into the profile's limits (a joint
+ * measured a hair past its limit is held at the limit, so no hold command leaves the limits).
+ */
+export function heldOf(profile: RobotProfile, measured: JointPositions, joint: string): number {
+  const v = measuredOf(measured, joint);
+  const spec = profile.joints.find((j) => j.name === joint);
+  return spec ? clamp(v, spec.lower, spec.upper) : v;
 }
 
 /** The measured position of `joint`; throws naming it when the joint state lacks it. */

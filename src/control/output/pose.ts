@@ -2,7 +2,7 @@ import { timeFromNs, type PoseStamped } from "../../msgs/types.js";
 import type { LayoutSpec, RobotProfile } from "../../robot/types.js";
 import type { JointCommand, JointPositions } from "../types.js";
 import { EE_DIMS } from "../limits.js";
-import { measuredOf } from "./jointOutputs.js";
+import { heldOf } from "./jointOutputs.js";
 import { quaternionFromRpy } from "./rotation.js";
 import type { OutputAdapter, Outgoing } from "./types.js";
 
@@ -55,7 +55,7 @@ export function poseOutput(profile: RobotProfile, layout: LayoutSpec, opts: Pose
     },
     buildHold(measured: JointPositions, stampNs: bigint): Outgoing[] {
       if (profile.command.hold === "stop_publishing") return [];
-      const gripper = measuredOf(measured, arm.gripper);
+      const gripper = heldOf(profile, measured, arm.gripper);
       const pose = opts.measuredPose?.(measured) ?? null;
       if (!pose) return [{ topic: gripperTopic, type: "std_msgs/msg/Float32", message: { data: gripper } }];
       return build(pose, gripper, stampNs);
