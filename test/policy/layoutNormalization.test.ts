@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { denormalizeRows, normalize, checkStats, type NormStats } from "../../src/policy/mem0/normalization.js";
-import { BIMANUAL_16D, layoutNames, reorderRows } from "../../src/policy/mem0/layout.js";
+import { BIMANUAL_16D, chunkToRobotOrder } from "../../src/policy/mem0/layout.js";
 import { canonicalInstruction, tokenize, type ClosedVocabulary } from "../../src/policy/mem0/tokenizer.js";
 
 const x = [0.3, -1.2, 0.04, 2.5];
@@ -31,16 +31,21 @@ test("bad stats are reported with the dim", () => {
   assert.deepEqual(checkStats({ kind: "mean_std", dims: [0], mean: [0, 1], std: [0] }, 4), ["mean has 2 values, expected 1 (one per entry of dims)", "dims[0]: std 0 <= 0"]);
 });
 
-test("layout names and reorder round trip", () => {
+test("chunk layout → robot order round trip; end-effector chunks keep their dims", () => {
   assert.equal(BIMANUAL_16D.length, 16);
   assert.equal(BIMANUAL_16D[7], "left_gripper");
-  assert.deepEqual(layoutNames({ kind: "end_effector", arm: "arm", frame: "base", dims: ["x", "y", "z", "roll", "pitch", "yaw", "gripper"] })[6], "arm.gripper");
-  const from = ["a", "b", "c"], to = ["c", "a", "b"];
+  const layout = { kind: "joint" as const, names: ["a", "b", "c"] };
   const rows = Float64Array.of(1, 2, 3, 4, 5, 6);
-  const there = reorderRows(rows, from, to);
-  assert.deepEqual(Array.from(there), [3, 1, 2, 6, 4, 5]);
-  assert.deepEqual(reorderRows(there, to, from), rows);
-  assert.throws(() => reorderRows(rows, from, ["a", "z", "b"]), /joint "z" not in \[a, b, c\]/);
+  const there = chunkToRobotOrder(layout, rows, 2, ["c", "a", "b"]);
+  assert.deepEqual(there.jointNames, ["c", "a", "b"]);
+  assert.deepEqual(Array.from(there.actions), [3, 1, 2, 6, 4, 5]);
+  const back = chunkToRobotOrder({ kind: "joint", names: there.jointNames }, there.actions, 2, ["a", "b", "c"]);
+  assert.deepEqual(back.actions, rows);
+  assert.deepEqual(chunkToRobotOrder(layout, rows, 2).jointNames, ["a", "b", "c"]);
+  assert.throws(() => chunkToRobotOrder(layout, rows, 2, ["a", "z", "b"]), /not in layout: z; missing from robotOrder: c/);
+  assert.throws(() => chunkToRobotOrder(layout, rows, 3), /6 values, expected H=3 x D=3/);
+  const ee = { kind: "end_effector" as const, arm: "arm", frame: "base", dims: ["x", "y", "z", "roll", "pitch", "yaw", "gripper"] as ["x", "y", "z", "roll", "pitch", "yaw", "gripper"] };
+  assert.equal(chunkToRobotOrder(ee, new Float64Array(7), 1).jointNames[6], "arm.gripper");
 });
 
 test("closed-vocabulary tokenizer: padding, tolerant matching, unknown instruction lists the vocabulary", () => {

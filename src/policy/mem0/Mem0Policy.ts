@@ -8,7 +8,8 @@ import type { LayoutSpec, RobotProfile } from "../../robot/types.js";
 import type { ActionChunk, EpisodeInfo, ObserveResult, Policy, PolicySpec, PreparedObservation } from "../types.js";
 import { closeMem0Bundle, openMem0Bundle, type Mem0Bundle } from "./bundle.js";
 import { chunkSeed, gaussianNoise, integrateFlow } from "./flowSampler.js";
-import { layoutNames, reorderRows } from "./layout.js";
+import { chunkToRobotOrder } from "./layout.js";
+import { getLayout, layoutNames } from "../../robot/layout.js";
 import type { ModelKey, PolicyManifest } from "./manifest.js";
 import { clearMemory, createMemoryBank, memoryInputs, pushWindow, setAnchorIfEmpty, type MemoryBank, type MemoryOp } from "./memoryBank.js";
 import { denormalizeRows, normalize } from "./normalization.js";
@@ -57,8 +58,9 @@ export class Mem0Policy implements Policy {
   readonly spec: PolicySpec;
   private readonly m: PolicyManifest;
   private readonly where: string;
-  private readonly policyNames: string[];
-  private readonly outputNames: string[];
+  private readonly layout: LayoutSpec;
+  /** Robot joint order for joint layouts (undefined: layout order). */
+  private readonly robotOrder: string[] | undefined;
   private readonly bank: MemoryBank;
   private readonly useAnchor: boolean;
   private readonly useWindow: boolean;
@@ -75,8 +77,8 @@ export class Mem0Policy implements Policy {
     this.m = bundle.loaded.manifest;
     this.where = bundle.loaded.path;
     const m = this.m;
-    this.policyNames = actionNames(m, opts, this.where);
-    this.outputNames = robotOrder(this.policyNames, opts.robot);
+    this.layout = actionLayout(m, opts, this.where);
+    this.robotOrder = robotOrder(this.layout, opts.robot);
     this.bank = createMemoryBank(m.memory.feature_dim, m.memory.window);
     this.useAnchor = opts.ablation?.anchor ?? m.memory.anchor;
     this.useWindow = opts.ablation?.slidingWindow ?? true;
@@ -176,8 +178,8 @@ export class Mem0Policy implements Policy {
       summary: f32(summary, [1, m.memory.summary_tokens, m.memory.feature_dim]),
     })).velocity);
     const robotUnits = denormalizeRows(x, A, m.normalization.action);
-    const actions = reorderRows(robotUnits, this.policyNames, this.outputNames);
-    return { jointNames: [...this.outputNames], actions, horizon: H, dim: this.outputNames.length };
+    const { jointNames, actions } = chunkToRobotOrder(this.layout, robotUnits, H, this.robotOrder);
+    return { jointNames, actions, horizon: H, dim: jointNames.length };
   }
 
   /** Releases the ONNX sessions. */
@@ -200,24 +202,26 @@ export class Mem0Policy implements Policy {
   }
 }
 
-function actionNames(m: PolicyManifest, opts: Mem0Options, where: string): string[] {
-  let names: string[];
+function actionLayout(m: PolicyManifest, opts: Mem0Options, where: string): LayoutSpec {
+  let layout: LayoutSpec;
   if (opts.robot) {
-    const layout: LayoutSpec | undefined = opts.robot.layouts[m.layout.action];
-    if (!layout) throw new Error(`${where}: layout.action "${m.layout.action}" not in robot "${opts.robot.name}" layouts [${Object.keys(opts.robot.layouts).join(", ")}]`);
-    names = layoutNames(layout);
+    try {
+      layout = getLayout(opts.robot, m.layout.action);
+    } catch (err) {
+      throw new Error(`${where}: layout.action: ${(err as Error).message}`);
+    }
   } else if (opts.actionJointNames) {
-    names = opts.actionJointNames;
+    layout = { kind: "joint", names: opts.actionJointNames };
   } else {
     throw new Error(`${where}: Mem0Policy needs a robot profile or actionJointNames to name the ${m.action_dim} action dims`);
   }
-  if (names.length !== m.action_dim) throw new Error(`${where}: layout "${m.layout.action}" has ${names.length} dims, manifest action_dim is ${m.action_dim}`);
-  return names;
+  const n = layoutNames(layout).length;
+  if (n !== m.action_dim) throw new Error(`${where}: layout "${m.layout.action}" has ${n} dims, manifest action_dim is ${m.action_dim}`);
+  return layout;
 }
 
 /** Joint layouts come out in the robot's own joint order; end-effector layouts keep theirs. */
-function robotOrder(names: string[], robot?: RobotProfile): string[] {
-  if (!robot) return names;
-  const inRobot = robot.joints.map((j) => j.name).filter((n) => names.includes(n));
-  return inRobot.length === names.length ? inRobot : names;
+function robotOrder(layout: LayoutSpec, robot?: RobotProfile): string[] | undefined {
+  if (!robot || layout.kind !== "joint") return undefined;
+  return robot.joints.map((j) => j.name).filter((n) => layout.names.includes(n));
 }

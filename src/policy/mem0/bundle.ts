@@ -2,8 +2,8 @@
  * Opens a Mem-0 bundle: reads the manifest, opens the four ONNX files with onnxruntime-node and
  * checks their inputs/outputs against the manifest. All problems are reported together.
  */
-import { existsSync } from "node:fs";
-import { MODEL_ROLES, modelPath, onnxProblems, readManifest, type LoadedManifest, type ModelKey } from "./manifest.js";
+import { ConfigError, issueAt, type ConfigIssue } from "../../config/index.js";
+import { MODEL_ROLES, modelPath, onnxIssues, readManifest, type LoadedManifest, type ModelKey } from "./manifest.js";
 import { openSession, sessionValues, type ExecutionProvider, type OpenSession } from "./ortSession.js";
 
 /** A checked bundle with one open session per model file. */
@@ -19,34 +19,27 @@ export interface OpenBundleOptions {
 }
 
 /**
- * Opens `policies/<name>/policy.yaml` (or the directory holding it). Throws one error listing every
- * problem: `<manifest>:<line>: <file> input "<name>" (<role>): shape [..] expected [..]`.
+ * Opens `policies/<name>/policy.yaml` (or the directory holding it). Throws one ConfigError listing
+ * every issue: `<manifest>:<line>:<col> models.<key>.inputs.<role>.shape: <file> input "<name>" (<role>): shape [..] expected [..]`.
  */
 export async function openMem0Bundle(path: string, opts: OpenBundleOptions = {}): Promise<Mem0Bundle> {
-  const manifestFile = path.endsWith(".yaml") || path.endsWith(".yml") ? path : `${path.replace(/\/$/, "")}/policy.yaml`;
-  if (!existsSync(manifestFile)) throw new Error(`${manifestFile}: policy manifest not found`);
-  const loaded = readManifest(manifestFile);
-  const problems: string[] = [];
+  const loaded = readManifest(manifestFileOf(path));
+  const problems: ConfigIssue[] = [];
   const sessions: Partial<Record<ModelKey, OpenSession>> = {};
   for (const key of Object.keys(MODEL_ROLES) as ModelKey[]) {
     const file = modelPath(loaded, key);
-    const where = `${loaded.path}:${loaded.lineOf(["models", key, "file"]) ?? 1}: models.${key}.file`;
-    if (!existsSync(file)) {
-      problems.push(`${where}: ${file} not found`);
-      continue;
-    }
     try {
       sessions[key] = await openSession(file, opts.provider ?? "cpu", opts.log);
     } catch (err) {
-      problems.push(`${where}: onnxruntime could not load ${file}: ${(err as Error).message.split("\n")[0]}`);
+      problems.push(issueAt(loaded.source, ["models", key, "file"], `expected an ONNX model onnxruntime can load, found ${file}: ${(err as Error).message.split("\n")[0]}`));
       continue;
     }
     const { inputs, outputs } = sessionValues(sessions[key]!.session);
-    problems.push(...onnxProblems(loaded, key, inputs, outputs));
+    problems.push(...onnxIssues(loaded, key, inputs, outputs));
   }
   if (problems.length > 0) {
     await Promise.all(Object.values(sessions).map((s) => s?.session.release()));
-    throw new Error(problems.join("\n"));
+    throw new ConfigError(problems);
   }
   return { loaded, sessions: sessions as Record<ModelKey, OpenSession> };
 }
@@ -54,4 +47,23 @@ export async function openMem0Bundle(path: string, opts: OpenBundleOptions = {})
 /** Releases the bundle's sessions. */
 export async function closeMem0Bundle(bundle: Mem0Bundle): Promise<void> {
   await Promise.all(Object.values(bundle.sessions).map((s) => s.session.release()));
+}
+
+/** `policies/<name>` or a path to its manifest → the manifest file. */
+export function manifestFileOf(path: string): string {
+  return path.endsWith(".yaml") || path.endsWith(".yml") ? path : `${path.replace(/\/$/, "")}/policy.yaml`;
+}
+
+/**
+ * Every issue of a bundle (manifest schema, consistency, ONNX inputs/outputs), for `engram check`;
+ * empty when the bundle loads. Sessions opened for the check are released.
+ */
+export async function mem0BundleIssues(path: string): Promise<ConfigIssue[]> {
+  try {
+    await closeMem0Bundle(await openMem0Bundle(path));
+    return [];
+  } catch (err) {
+    if (err instanceof ConfigError) return err.issues;
+    throw err;
+  }
 }

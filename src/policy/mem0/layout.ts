@@ -1,35 +1,34 @@
 /**
- * Policy vector layout → names in robot terms (pure).
- * NOTE: a local stand-in until src/robot/ exports its layout functions; replace with those then.
+ * Policy action chunk → robot layout (pure), on the robot layer's layout functions: joint layouts
+ * come out in `robotOrder` (e.g. the profile's joint order), end-effector layouts keep their dims.
  */
+import { fromPolicyVector, layoutNames } from "../../robot/layout.js";
 import type { LayoutSpec } from "../../robot/types.js";
 
-/** Names of the dims of a layout's vector, in vector order (joint names, or `<arm>.<dim>` for end-effector). */
-export function layoutNames(layout: LayoutSpec): string[] {
-  switch (layout.kind) {
-    case "joint":
-      return [...layout.names];
-    case "end_effector":
-      return layout.dims.map((d) => `${layout.arm}.${d}`);
-  }
+/** A chunk with its column names. */
+export interface NamedChunk {
+  jointNames: string[];
+  /** Row-major [horizon, jointNames.length]. */
+  actions: Float64Array;
 }
 
 /**
- * Reorders a row-major [rows, from.length] block whose columns follow `from` into the order of
- * `to` (every name of `to` must be in `from`). Throws naming the missing joint.
+ * Reorders each row of a row-major [horizon, dim] block from layout order into `robotOrder`
+ * (joint layouts; must name exactly the layout's joints). Throws naming the mismatch.
  */
-export function reorderRows(x: Float64Array, from: string[], to: string[]): Float64Array {
-  const index = to.map((name) => {
-    const i = from.indexOf(name);
-    if (i < 0) throw new Error(`layout: joint "${name}" not in [${from.join(", ")}]`);
-    return i;
-  });
-  const rows = x.length / from.length;
-  const out = new Float64Array(rows * to.length);
-  for (let r = 0; r < rows; r++) {
-    for (let j = 0; j < to.length; j++) out[r * to.length + j] = x[r * from.length + index[j]];
+export function chunkToRobotOrder(layout: LayoutSpec, actions: Float64Array, horizon: number, robotOrder?: readonly string[]): NamedChunk {
+  const names = layoutNames(layout);
+  const dim = names.length;
+  if (actions.length !== horizon * dim) throw new Error(`chunkToRobotOrder: ${actions.length} values, expected H=${horizon} x D=${dim}`);
+  if (layout.kind === "end_effector" || !robotOrder) return { jointNames: names, actions: Float64Array.from(actions) };
+  const out = new Float64Array(actions.length);
+  let jointNames: string[] = names;
+  for (let r = 0; r < horizon; r++) {
+    const row = fromPolicyVector(layout, actions.subarray(r * dim, (r + 1) * dim), robotOrder);
+    out.set(row.positions, r * dim);
+    jointNames = row.jointNames;
   }
-  return out;
+  return { jointNames, actions: out };
 }
 
 /** X-One bimanual 16-D names in policy order (left arm + gripper, right arm + gripper); used by benches and tests. */

@@ -3,13 +3,10 @@
  * that its fields agree with each other, resolves ONNX paths relative to the manifest, and checks
  * every ONNX file's inputs/outputs (names, element types, shapes) against it.
  */
-import { readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { LineCounter, parseDocument, isMap, isNode, isScalar, isSeq, type Document } from "yaml";
-import { MODEL_ROLES, policyManifestSchema, type ModelKey, type PolicyManifest, type TensorSpec } from "./manifestSchema.js";
+import { ConfigError, issueAt, loadPolicyManifest, MODEL_ROLES, type ConfigIssue, type ModelKey, type PolicyManifest, type TensorSpec, type YamlSource } from "../../config/index.js";
 import { checkStats } from "./normalization.js";
 
-export { MODEL_ROLES, type ModelKey, type PolicyManifest, type TensorSpec } from "./manifestSchema.js";
+export { MODEL_ROLES, type ModelKey, type PolicyManifest, type TensorSpec } from "../../config/index.js";
 
 /** A manifest with where it came from, for error messages and path resolution. */
 export interface LoadedManifest {
@@ -18,8 +15,10 @@ export interface LoadedManifest {
   path: string;
   /** Directory the ONNX paths are relative to. */
   dir: string;
-  /** Line (1-based) of a dotted field path, or undefined when absent. */
-  lineOf(field: (string | number)[]): number | undefined;
+  /** Absolute ONNX paths by model key. */
+  modelPaths: Record<ModelKey, string>;
+  /** Parsed YAML with positions (config layer). */
+  source: YamlSource;
 }
 
 /** A dim the runtime expects: `B` is the batch (1, or symbolic when the manifest says so). */
@@ -32,30 +31,21 @@ export interface OnnxValueInfo {
   shape: readonly (number | string)[];
 }
 
-/** Reads and validates a manifest. Throws `<file>:<line>: <field>: <problem>` on the first batch of problems. */
+/**
+ * Reads and validates a manifest through the config layer, then checks that its fields agree with
+ * each other. Throws a ConfigError listing every issue as `file:line:col field: problem`.
+ */
 export function readManifest(path: string): LoadedManifest {
-  const text = readFileSync(path, "utf8");
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0];
-    throw new Error(`${path}:${lineCounter.linePos(e.pos[0]).line}: YAML: ${e.message.split("\n")[0]}`);
-  }
-  const lineOf = (field: (string | number)[]) => nodeLine(doc, lineCounter, field);
-  const parsed = policyManifestSchema.safeParse(doc.toJS());
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `${path}:${lineOf(i.path) ?? 1}: ${i.path.join(".") || "(root)"}: ${i.message}`);
-    throw new Error(lines.join("\n"));
-  }
-  const loaded: LoadedManifest = { manifest: parsed.data, path, dir: dirname(resolve(path)), lineOf };
-  const problems = consistencyProblems(loaded);
-  if (problems.length > 0) throw new Error(problems.join("\n"));
+  const cfg = loadPolicyManifest(path);
+  const loaded: LoadedManifest = { manifest: cfg.manifest, path, dir: cfg.dir, modelPaths: cfg.modelPaths, source: cfg.source };
+  const issues = consistencyIssues(loaded);
+  if (issues.length > 0) throw new ConfigError(issues);
   return loaded;
 }
 
 /** Absolute path of a model file. */
 export function modelPath(loaded: LoadedManifest, key: ModelKey): string {
-  return resolve(loaded.dir, loaded.manifest.models[key].file);
+  return loaded.modelPaths[key];
 }
 
 /** Shape the runtime will feed/read for each role, derived from the manifest's scalar fields. */
@@ -88,11 +78,11 @@ export function renderShape(dims: readonly (number | string)[], expected?: Expec
   }).join(",")}]`;
 }
 
-/** Problems (empty when consistent) between the manifest's scalar fields and its tensor entries. */
-export function consistencyProblems(loaded: LoadedManifest): string[] {
-  const { manifest: m, path } = loaded;
-  const at = (field: (string | number)[]) => `${path}:${loaded.lineOf(field) ?? 1}: ${field.join(".")}`;
-  const problems: string[] = [];
+/** Issues (empty when consistent) between the manifest's scalar fields, stats and tensor entries. */
+export function consistencyIssues(loaded: LoadedManifest): ConfigIssue[] {
+  const m = loaded.manifest;
+  const problems: ConfigIssue[] = [];
+  const at = (field: (string | number)[], message: string) => problems.push(issueAt(loaded.source, field, message));
   const shapes = expectedShapes(m);
   for (const key of Object.keys(MODEL_ROLES) as ModelKey[]) {
     for (const dir of ["inputs", "outputs"] as const) {
@@ -102,70 +92,53 @@ export function consistencyProblems(loaded: LoadedManifest): string[] {
           exp[i].label === "B" ? v === 1 || typeof v === "string" : v === exp[i].value);
         if (!ok) {
           const want = renderShape(exp.map((e) => (e.label === "B" ? "1|batch" : e.value)) as (number | string)[], exp);
-          problems.push(`${at(["models", key, dir, role, "shape"])}: shape ${renderShape(spec.shape)} disagrees with the manifest's sizes, expected ${want}`);
+          at(["models", key, dir, role, "shape"], `expected ${want} from the manifest's sizes, found shape ${renderShape(spec.shape)}`);
         }
-        if (spec.type !== expectedType(role)) problems.push(`${at(["models", key, dir, role, "type"])}: type ${spec.type}, expected ${expectedType(role)}`);
+        if (spec.type !== expectedType(role)) at(["models", key, dir, role, "type"], `expected ${expectedType(role)} for role ${role}, found ${spec.type}`);
       }
     }
   }
   for (const which of ["state", "action"] as const) {
     const dim = which === "state" ? m.state_dim : m.action_dim;
-    for (const p of checkStats(m.normalization[which], dim)) problems.push(`${at(["normalization", which])}: ${p}`);
+    for (const p of checkStats(m.normalization[which], dim)) at(["normalization", which], p);
   }
   for (const [text, ids] of Object.entries(m.tokenizer.vocabulary)) {
     if (ids.length > m.tokenizer.max_length) {
-      problems.push(`${at(["tokenizer", "vocabulary", text])}: ${ids.length} tokens, max_length is ${m.tokenizer.max_length}`);
+      at(["tokenizer", "vocabulary", text], `expected at most max_length=${m.tokenizer.max_length} tokens, found ${ids.length}`);
     }
   }
   return problems;
 }
 
 /**
- * Checks one ONNX file's reported inputs/outputs against the manifest. Returns messages like
- * `policies/x/policy.yaml:41: memory.onnx input "window" shape [1,8,64] expected [1,K=4,F=64]`.
+ * Checks one ONNX file's reported inputs/outputs against the manifest. Issues read like
+ * `policies/x/policy.yaml:86:9 models.memory.inputs.window: memory.onnx input "window" (window): shape [1,8,32] expected [1,K=4,F=32]`.
  */
-export function onnxProblems(loaded: LoadedManifest, key: ModelKey, inputs: readonly OnnxValueInfo[], outputs: readonly OnnxValueInfo[]): string[] {
-  const { manifest: m, path } = loaded;
+export function onnxIssues(loaded: LoadedManifest, key: ModelKey, inputs: readonly OnnxValueInfo[], outputs: readonly OnnxValueInfo[]): ConfigIssue[] {
+  const m = loaded.manifest;
   const file = m.models[key].file;
   const shapes = expectedShapes(m)[key];
-  const problems: string[] = [];
+  const problems: ConfigIssue[] = [];
   for (const [dir, actual, word] of [["inputs", inputs, "input"], ["outputs", outputs, "output"]] as const) {
     const declared = Object.entries(m.models[key][dir]) as [string, TensorSpec][];
     for (const [role, spec] of declared) {
-      const where = `${path}:${loaded.lineOf(["models", key, dir, role]) ?? 1}: ${file} ${word} "${spec.name}" (${role})`;
+      const at = (field: string, message: string) =>
+        problems.push(issueAt(loaded.source, ["models", key, dir, role, field], `${file} ${word} "${spec.name}" (${role}): ${message}`));
       const info = actual.find((a) => a.name === spec.name);
       if (!info) {
-        problems.push(`${where}: not in the model; its ${word}s are [${actual.map((a) => `"${a.name}"`).join(", ")}]`);
+        at("name", `not in the model; its ${word}s are [${actual.map((a) => `"${a.name}"`).join(", ")}]`);
         continue;
       }
-      if (info.type !== spec.type) problems.push(`${where}: element type ${info.type} expected ${spec.type}`);
+      if (info.type !== spec.type) at("type", `element type ${info.type} expected ${spec.type}`);
       const ok = info.shape.length === spec.shape.length && spec.shape.every((want, i) => typeof want === "string" || info.shape[i] === want);
-      if (!ok) problems.push(`${where}: shape ${renderShape(info.shape)} expected ${renderShape(spec.shape, shapes[role])}`);
+      if (!ok) at("shape", `shape ${renderShape(info.shape)} expected ${renderShape(spec.shape, shapes[role])}`);
     }
     if (dir === "inputs") {
       const known = new Set(declared.map(([, s]) => s.name));
-      for (const a of actual) if (!known.has(a.name)) problems.push(`${path}: ${file} has input "${a.name}" the manifest does not declare`);
+      for (const a of actual) {
+        if (!known.has(a.name)) problems.push(issueAt(loaded.source, ["models", key, "inputs"], `${file} has input "${a.name}" the manifest does not declare`));
+      }
     }
   }
   return problems;
-}
-
-/** Line of the deepest existing node on `field` (the key's line for map entries). */
-function nodeLine(doc: Document, lc: LineCounter, field: (string | number)[]): number | undefined {
-  let node: unknown = doc.contents;
-  let line = isNode(node) && node.range ? lc.linePos(node.range[0]).line : undefined;
-  for (const seg of field) {
-    if (isMap(node)) {
-      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(seg));
-      if (!pair) break;
-      if (isNode(pair.key) && pair.key.range) line = lc.linePos(pair.key.range[0]).line;
-      node = pair.value;
-    } else if (isSeq(node) && typeof seg === "number" && node.items[seg] !== undefined) {
-      node = node.items[seg];
-      if (isNode(node) && node.range) line = lc.linePos(node.range[0]).line;
-    } else {
-      break;
-    }
-  }
-  return line;
 }

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { Document, isScalar, visit } from "yaml";
 import { mulberry32 } from "./flowSampler.js";
 import { OnnxGraph } from "./onnxGraph.js";
-import type { PolicyManifest } from "./manifestSchema.js";
+import type { PolicyManifest } from "../../config/index.js";
 
 /** Sizes of a tiny bundle. */
 export interface TinyDims {
