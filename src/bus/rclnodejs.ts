@@ -64,12 +64,17 @@ export interface RclNode {
   destroy(): void;
 }
 
-/** The module surface: `(await import("rclnodejs")).default`. */
+/** An rclnodejs `Context` (a ROS domain participant scope); only passed back to the module. */
+export type RclContext = object;
+
+/** The module surface: `(await import("rclnodejs")).default`. Omitted contexts mean the default context. */
 export interface Rclnodejs {
-  /** Initializes the default context; argv defaults to process.argv (so `--ros-args` from launch apply). */
-  init(context?: unknown, argv?: string[]): Promise<void>;
-  Node: new (nodeName: string, namespace?: string) => RclNode;
+  /** Initializes a context; argv defaults to process.argv (so `--ros-args` from launch apply). */
+  init(context?: RclContext, argv?: string[]): Promise<void>;
+  /** `new Context(domainId)`: a context on a given ROS domain id. */
+  Context: new (domainId?: number) => RclContext;
+  Node: new (nodeName: string, namespace?: string, context?: RclContext) => RclNode;
   QoS: RclQosClass;
-  shutdown(): void;
-  isShutdown(): boolean;
+  shutdown(context?: RclContext): void;
+  isShutdown(context?: RclContext): boolean;
 }

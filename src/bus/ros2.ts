@@ -3,7 +3,7 @@ import { nsFromTime, type RosType } from "../msgs/types.js";
 import { TopicClock, WallClock } from "./clock.js";
 import { assertSameType, validateQos, validateTopicName } from "./checks.js";
 import { DeliveryQueue, rethrowAsync, type DeliveryCounts, type OnCallbackError, type OnMessage } from "./deliveryQueue.js";
-import type { RclNode, RclPublisher, RclQos, RclQosClass, RclSubscription, Rclnodejs } from "./rclnodejs.js";
+import type { RclContext, RclNode, RclPublisher, RclQos, RclQosClass, RclSubscription, Rclnodejs } from "./rclnodejs.js";
 import type { Bus, Clock, Qos } from "./types.js";
 
 /** Options of `Ros2Bus.create`. */
@@ -12,6 +12,8 @@ export interface Ros2BusOptions {
   nodeName?: string;
   /** ROS namespace (default ""). */
   namespace?: string;
+  /** ROS domain id; when set the bus uses its own context on that domain (default: ROS_DOMAIN_ID / 0). */
+  domainId?: number;
   /**
    * Take time from `/clock` (rosgraph_msgs/msg/Clock). Default: the node's `use_sim_time`
    * parameter, which `ros2 launch` sets through `--ros-args -p use_sim_time:=true`.
@@ -71,6 +73,9 @@ export function toRclQos(QoS: RclQosClass, qos: Qos): RclQos {
 /** QoS of the `/clock` subscription, as rclcpp's ClockQoS: best effort, keep last 1. */
 export const CLOCK_QOS: Qos = { reliability: "best_effort", durability: "volatile", history: "keep_last", depth: 1 };
 
+/** Marks "the default context" (rclnodejs functions take `undefined` for it). */
+const DEFAULT_CONTEXT: RclContext = Object.freeze({});
+
 interface TopicUse {
   type: RosType;
   users: number;
@@ -94,7 +99,8 @@ export class Ros2Bus implements Bus {
   private constructor(
     private readonly rcl: Rclnodejs,
     private readonly node: RclNode,
-    private readonly ownsContext: boolean,
+    /** The context this bus initialized and shuts down on close (undefined: someone else's). */
+    private readonly ownContext: RclContext | undefined,
     useSimTime: boolean,
     private readonly onCallbackError: OnCallbackError,
   ) {
@@ -125,18 +131,21 @@ export class Ros2Bus implements Bus {
   static async create(options: Ros2BusOptions = {}): Promise<Ros2Bus> {
     const env = options.env ?? process.env;
     const rcl = await (options.loadRclnodejs ?? (() => loadRclnodejs(env)))();
-    const ownsContext = rcl.isShutdown();
-    if (ownsContext) await rcl.init();
+    // A context of our own for an explicit domain; otherwise the default one, initialized here
+    // unless another part of this process already did (then it is theirs to shut down).
+    const context = options.domainId === undefined ? undefined : new rcl.Context(options.domainId);
+    const ownContext = rcl.isShutdown(context) ? (context ?? DEFAULT_CONTEXT) : undefined;
+    if (ownContext !== undefined) await rcl.init(context);
     const nodeName = options.nodeName ?? "engram";
     let node: RclNode;
     try {
-      node = new rcl.Node(nodeName, options.namespace ?? "");
+      node = new rcl.Node(nodeName, options.namespace ?? "", context);
     } catch (err) {
-      if (ownsContext) rcl.shutdown();
+      if (ownContext !== undefined) rcl.shutdown(context);
       throw new Error(`ros2 bus: cannot create node "${nodeName}": ${(err as Error).message}`, { cause: err });
     }
     const useSimTime = options.useSimTime ?? (node.hasParameter("use_sim_time") && node.getParameter("use_sim_time").value === true);
-    const bus = new Ros2Bus(rcl, node, ownsContext, useSimTime, options.onCallbackError ?? rethrowAsync);
+    const bus = new Ros2Bus(rcl, node, ownContext, useSimTime, options.onCallbackError ?? rethrowAsync);
     node.spin();
     return bus;
   }
@@ -206,7 +215,10 @@ export class Ros2Bus implements Bus {
     this.queues.clear();
     for (const c of this.cleanups) c();
     this.node.destroy();
-    if (this.ownsContext && !this.rcl.isShutdown()) this.rcl.shutdown();
+    if (this.ownContext !== undefined) {
+      const context = this.ownContext === DEFAULT_CONTEXT ? undefined : this.ownContext;
+      if (!this.rcl.isShutdown(context)) this.rcl.shutdown(context);
+    }
   }
 
   private assertOpen(what: string): void {

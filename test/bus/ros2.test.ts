@@ -38,7 +38,7 @@ test("QoS maps to rmw enums exactly as rclnodejs lib/qos.js numbers them", () =>
 test("subscriptions are raw (isRaw: true) with mapped QoS; publish sends a Buffer over the same memory", async () => {
   const fake = createFakeRclnodejs();
   const bus = await Ros2Bus.create({ loadRclnodejs: async () => fake, nodeName: "engram_test" });
-  assert.equal(fake.initCalls, 1);
+  assert.equal(fake.initialized.length, 1);
   assert.equal(fake.nodes[0]!.name, "engram_test");
   assert.equal(fake.nodes[0]!.spinning, true);
 
@@ -154,4 +154,35 @@ test("an explicit useSimTime: false keeps the wall clock even when the parameter
   });
   assert.ok(bus.clock.nowNs() > 1_600_000_000n * 1_000_000_000n);
   await bus.close();
+});
+
+test("domainId: the bus uses its own context on that domain; other domains do not hear it", async () => {
+  const graph = new FakeGraph();
+  const fake = createFakeRclnodejs({ graph });
+  const a = await Ros2Bus.create({ loadRclnodejs: async () => fake, domainId: 7 });
+  const b = await Ros2Bus.create({ loadRclnodejs: async () => fake, domainId: 7 });
+  const c = await Ros2Bus.create({ loadRclnodejs: async () => fake });
+  assert.deepEqual(fake.initialized.map((x) => x.domainId), [7, 7, 0]);
+  const heard = { b: 0, c: 0 };
+  b.subscribe("/t", "std_msgs/msg/String", SENSOR, () => heard.b++);
+  c.subscribe("/t", "std_msgs/msg/String", SENSOR, () => heard.c++);
+  a.advertise("/t", "std_msgs/msg/String", SENSOR)(Uint8Array.of(0, 1, 0, 0, 1, 0, 0, 0, 0));
+  await settle();
+  assert.deepEqual(heard, { b: 1, c: 0 });
+  await a.close();
+  assert.equal(fake.isShutdown(), false, "closing a domain-7 bus leaves the default context alone");
+  await b.close();
+  await c.close();
+  assert.equal(fake.isShutdown(), true);
+});
+
+test("a second bus in the same process reuses the initialized default context and does not shut it down", async () => {
+  const fake = createFakeRclnodejs();
+  const first = await Ros2Bus.create({ loadRclnodejs: async () => fake, nodeName: "first" });
+  const second = await Ros2Bus.create({ loadRclnodejs: async () => fake, nodeName: "second" });
+  assert.equal(fake.initialized.length, 1);
+  await second.close();
+  assert.equal(fake.isShutdown(), false);
+  await first.close();
+  assert.equal(fake.isShutdown(), true);
 });

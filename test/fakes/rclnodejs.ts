@@ -13,7 +13,16 @@
  * a raw publish is delivered (copied, asynchronously, only while the receiving node spins) to
  * every raw subscription on the same topic and type.
  */
-import type { RclNode, RclParameter, RclPublisher, RclPublisherOptions, RclQos, RclSubscriptionOptions, Rclnodejs } from "../../src/bus/rclnodejs.js";
+import type {
+  RclContext,
+  RclNode,
+  RclParameter,
+  RclPublisher,
+  RclPublisherOptions,
+  RclQos,
+  RclSubscriptionOptions,
+  Rclnodejs,
+} from "../../src/bus/rclnodejs.js";
 
 /** rmw enums, same numbers as rclnodejs lib/qos.js. */
 class FakeQoS implements RclQos {
@@ -76,6 +85,7 @@ export class FakeGraph {
     const copy = Buffer.from(message);
     for (const sub of this.subscriptions) {
       if (sub.topic !== from.topic || sub.typeClass !== from.typeClass) continue;
+      if (sub.node.context.domainId !== from.node.context.domainId) continue;
       setImmediate(() => {
         if (!sub.node.spinning || !this.subscriptions.includes(sub)) return;
         sub.received++;
@@ -93,6 +103,7 @@ export class FakeNode implements RclNode {
     readonly graph: FakeGraph,
     readonly name: string,
     readonly namespace: string,
+    readonly context: FakeContext,
     private readonly parameters: Record<string, unknown>,
   ) {}
 
@@ -157,39 +168,56 @@ export class FakeNode implements RclNode {
   }
 }
 
+/** A fake rclnodejs Context: a domain id and an initialized flag. */
+export class FakeContext {
+  initialized = false;
+  constructor(readonly domainId = 0) {}
+}
+
 /** One fake "process": a module object with rclnodejs's shape plus what tests inspect. */
 export interface FakeRclnodejs extends Rclnodejs {
   graph: FakeGraph;
   nodes: FakeNode[];
-  initCalls: number;
+  /** The contexts `init` was called with (the default context included), in order. */
+  initialized: FakeContext[];
 }
 
 /**
  * Creates a fake rclnodejs module. `parameters` are what `--ros-args -p` would set on its nodes
- * (e.g. `{use_sim_time: true}`); `graph` joins it to other fakes' domain.
+ * (e.g. `{use_sim_time: true}`); `graph` joins it to other fakes' domain. Nodes of contexts with
+ * different domain ids do not see each other, as on DDS.
  */
 export function createFakeRclnodejs(options: { graph?: FakeGraph; parameters?: Record<string, unknown> } = {}): FakeRclnodejs {
   const graph = options.graph ?? new FakeGraph();
-  let initialized = false;
+  const defaultContext = new FakeContext(0);
+  const resolve = (context: RclContext | undefined): FakeContext => {
+    if (context === undefined) return defaultContext;
+    if (!(context instanceof FakeContext)) throw new TypeError("fake rclnodejs: context must be a Context instance");
+    return context;
+  };
   const fake: FakeRclnodejs = {
     graph,
     nodes: [],
-    initCalls: 0,
-    async init() {
-      if (initialized) throw new Error("The context has already been initialized.");
-      initialized = true;
-      fake.initCalls++;
+    initialized: [],
+    async init(context?: RclContext) {
+      const c = resolve(context);
+      if (c.initialized) throw new Error("The context has already been initialized.");
+      c.initialized = true;
+      fake.initialized.push(c);
     },
-    isShutdown: () => !initialized,
-    shutdown() {
-      for (const n of fake.nodes) if (!n.destroyed) n.destroy();
-      initialized = false;
+    isShutdown: (context?: RclContext) => !resolve(context).initialized,
+    shutdown(context?: RclContext) {
+      const c = resolve(context);
+      for (const n of fake.nodes) if (n.context === c && !n.destroyed) n.destroy();
+      c.initialized = false;
     },
+    Context: FakeContext,
     QoS: FakeQoS,
     Node: class extends FakeNode {
-      constructor(name: string, namespace = "") {
-        if (!initialized) throw new Error("fake rclnodejs: context is not initialized (call init first)");
-        super(graph, name, namespace, { ...(options.parameters ?? {}) });
+      constructor(name: string, namespace = "", context?: RclContext) {
+        const c = resolve(context);
+        if (!c.initialized) throw new Error("fake rclnodejs: context is not initialized (call init first)");
+        super(graph, name, namespace, c, { ...(options.parameters ?? {}) });
         fake.nodes.push(this);
       }
     },
