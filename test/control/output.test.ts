@@ -65,7 +65,7 @@ test("pointTime handles rates that do not divide a second", () => {
 });
 
 test("trajectory hold: one point at the measured position, or an empty trajectory (stop_publishing)", () => {
-  const measured: JointPositions = Object.fromEntries(X_ONE_16D.map((n, i) => [n, i / 100]));
+  const measured: JointPositions = Object.fromEntries(X_ONE_16D.map((n, i) => [n, i / 200]));
   const hold = createOutput(xOneProfile(), xOneProfile().layouts["bimanual_16d"]!).buildHold(measured, STAMP);
   assert.equal(hold.length, 1);
   const m = hold[0]!;
