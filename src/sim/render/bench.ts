@@ -6,6 +6,7 @@
 import type { RenderMesh, Vec3 } from "../world/types.js";
 import { lookAtPose, quatFromAxisAngle } from "./math.js";
 import { boxMesh, cylinderMesh, sphereMesh } from "./meshes.js";
+import { jpegFromRgb } from "./encode.js";
 import { createRenderFrame, renderCamera, type RenderCamera } from "./rasterize.js";
 
 /** The bench scene in world coordinates (conventions of src/sim/world/types.ts). */
@@ -45,9 +46,15 @@ export function benchCamera(): RenderCamera {
   return { width: 640, height: 480, fx: 600, fy: 600, cx: 319.5, cy: 239.5, worldFromCamera: lookAtPose([-0.15, 0, 1.45], [0.5, 0, 0.75]) };
 }
 
-/** Renders the bench scene repeatedly into one reused frame; returns ms per 640x480 frame and the triangle count. */
+/**
+ * Renders the bench scene repeatedly into one reused frame; returns ms per 640x480 frame (wall and
+ * this thread's CPU), the triangle count, the covered fraction of the image, and ms per JPEG encode
+ * (sharp, quality 90, awaited one at a time as a publisher does; wall and CPU of all threads).
+ * NOTE: CPU figures are given because wall time is noisy on a shared machine.
+ */
 export async function benchRender(frames = 60): Promise<{
-  render_ms_per_frame_640x480: number; render_cpu_ms_per_frame_640x480: number; triangles: number; pixels_drawn_fraction: number;
+  render_ms_per_frame_640x480: number; render_cpu_ms_per_frame_640x480: number; triangles: number;
+  pixels_drawn_fraction: number; jpeg_ms_640x480: number; jpeg_cpu_ms_640x480: number;
 }> {
   const meshes = benchScene();
   const camera = benchCamera();
@@ -56,8 +63,16 @@ export async function benchRender(frames = 60): Promise<{
   const t0 = process.hrtime.bigint();
   const cpu0 = process.cpuUsage();
   for (let i = 0; i < frames; i++) renderCamera(meshes, camera, frame);
-  const cpuMs = process.cpuUsage(cpu0).user / 1e3 / frames; // NOTE: CPU time too, as wall time is noisy on a shared machine
+  const cpuMs = process.cpuUsage(cpu0).user / 1e3 / frames;
   const ms = Number(process.hrtime.bigint() - t0) / 1e6 / frames;
+  const jpegs = 10;
+  await jpegFromRgb(frame.rgb, frame.width, frame.height);
+  const j0 = process.hrtime.bigint();
+  const jcpu0 = process.cpuUsage();
+  for (let i = 0; i < jpegs; i++) await jpegFromRgb(frame.rgb, frame.width, frame.height);
+  const jcpu = process.cpuUsage(jcpu0); // all threads: sharp encodes on libuv's pool
+  const jpegMs = Number(process.hrtime.bigint() - j0) / 1e6 / jpegs;
+  const jpegCpuMs = (jcpu.user + jcpu.system) / 1e3 / jpegs;
   let drawn = 0;
   for (let i = 0; i < frame.depth.length; i++) if (frame.depth[i] !== Infinity) drawn++;
   return {
@@ -65,6 +80,8 @@ export async function benchRender(frames = 60): Promise<{
     render_cpu_ms_per_frame_640x480: Math.round(cpuMs * 100) / 100,
     triangles: frame.stats.triangles,
     pixels_drawn_fraction: Math.round((drawn / frame.depth.length) * 1000) / 1000,
+    jpeg_ms_640x480: Math.round(jpegMs * 100) / 100,
+    jpeg_cpu_ms_640x480: Math.round(jpegCpuMs * 100) / 100,
   };
 }
 
