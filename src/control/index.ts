@@ -7,10 +7,3 @@ export { Watchdog, watchedTopics, checkTimeout, type WatchedTopic } from "./watc
 export { StopLatch, type StopLatchOptions, type ResumeSource } from "./stopLatch.js";
 export { InterventionCounter, type InterventionCounts } from "./interventionCounter.js";
 export * from "./output/index.js";
-
-import type { Gate } from "./types.js";
-
-/** The first hold among `gates` (checked in order of priority: e-stop first), or ok. */
-export function firstHold(...gates: Gate[]): Gate {
-  return gates.find((g) => g.kind === "hold") ?? { kind: "ok" };
-}

@@ -86,6 +86,11 @@ export type SafetyEvent =
   | ({ event: "safety_intervention" } & Intervention)
   | ({ event: "safety_hold" } & Omit<Hold, "kind">);
 
+/** The first hold among `gates`, given in priority order (e-stop, deadman, staleness, timeout), or ok. */
+export function firstHold(...gates: Gate[]): Gate {
+  return gates.find((g) => g.kind === "hold") ?? { kind: "ok" };
+}
+
 /** Turns a verdict into the events it implies (none for pass). */
 export function eventsOf<T>(verdict: Verdict<T> | Gate): SafetyEvent[] {
   switch (verdict.kind) {
