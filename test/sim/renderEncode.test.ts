@@ -16,6 +16,7 @@ test("imageFromRgb fills sensor_msgs/Image rgb8 fields and copies the pixels", (
   assert.equal(img.header, header);
   assert.deepEqual(img.data, frame.rgb);
   assert.notEqual(img.data.buffer, frame.rgb.buffer, "the message must not alias the reused render buffer");
+  assert.equal(imageFromRgb(frame.rgb, 160, 120, header, { copy: false }).data, frame.rgb, "copy: false aliases");
   assert.throws(() => imageFromRgb(frame.rgb, 100, 120, header), /rgb buffer has 57600 bytes, expected 100x120x3 = 36000/);
 });
 
@@ -39,4 +40,5 @@ test("JPEG and PNG encodings decode back with sharp to the right size and conten
   assert.equal(msg.format, JPEG_FORMAT_FROM_RGB8);
   assert.equal(msg.header, header);
   assert.equal((await sharp(msg.data).metadata()).width, 160);
+  await assert.rejects(jpegFromRgb(frame.rgb, 160, 120, 0), /quality 0 must be an integer 1..100/);
 });
