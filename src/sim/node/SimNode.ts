@@ -55,6 +55,7 @@ export class SimNode {
   private epochNs = 0n;
   private expertOut: { subtaskEnded?: string; subtask?: string; done: boolean } | null = null;
   private closed = false;
+  private readonly tickHooks: ((tick: EpisodeTick, node: SimNode) => void | Promise<void>)[] = [];
 
   private constructor(private readonly o: SimNodeOptions, world: SimWorld) {
     const profile = o.robot.profile;
@@ -204,6 +205,13 @@ export class SimNode {
       this.pub.episode(encode("std_msgs/msg/String", { data: JSON.stringify({ task: e.task.id, seed: e.seed, success: e.success, steps: e.stepCount, checkpoints: e.checkpoints(), subtask_ends: e.ends(), done: true }) }));
     }
     await this.o.onTick?.(tick, this);
+    for (const h of [...this.tickHooks]) await h(tick, this);
+  }
+
+  /** Adds a hook called after every control step of an episode; returns its remover. */
+  onTickHook(hook: (tick: EpisodeTick, node: SimNode) => void | Promise<void>): () => void {
+    this.tickHooks.push(hook);
+    return () => { const i = this.tickHooks.indexOf(hook); if (i >= 0) this.tickHooks.splice(i, 1); };
   }
 
   /**

@@ -44,8 +44,9 @@ export function pandaArm(name: string, lower: number[], upper: number[], baseInW
     framePrefix: "panda_",
     flangeToHand: rotZ(-Math.PI / 4),
     linkRadius: 0.055,
-    hand: { halfExtents: [0.025, 0.1, 0.03], center: [0, 0, -0.075] },
-    finger: { halfExtents: [0.01, 0.008, 0.027], centerZ: -0.02 },
+    // Franka Hand: palm from the flange (tool z -0.1034) to -0.057, fingers from there to the tips.
+    hand: { halfExtents: [0.02, 0.1, 0.023], center: [0, 0, -0.080] },
+    finger: { halfExtents: [0.01, 0.008, 0.032], centerZ: -0.025 },
     color: [235, 235, 235],
   };
 }

@@ -25,11 +25,14 @@ export const X_ONE_DH: DhRow[] = [
   { a: 0.08, d: 0, alpha: H, thetaOffset: -0.9 },
   { a: -0.08, d: 0.42, alpha: -H },
   { a: 0, d: 0, alpha: H, thetaOffset: 1.6 },
-  { a: 0.088, d: 0, alpha: H },
+  { a: 0.088, d: 0.10, alpha: H },
 ];
 
-/** Link 7 → flange. */
-export const X_ONE_FLANGE: DhRow = { a: 0, d: 0.10, alpha: 0 };
+/**
+ * Link 7 → flange: identity. The 0.10 m flange length sits in joint 7's d, so the frame
+ * "<arm>_link7" is the flange frame, as the profile (ee_frame) and the wrist calibration use it.
+ */
+export const X_ONE_FLANGE: DhRow = { a: 0, d: 0, alpha: 0 };
 
 /** Flange → fingertip centre, m. */
 export const X_ONE_TCP_OFFSET_M = 0.11;
@@ -43,8 +46,9 @@ export function xOneArm(name: string, lower: number[], upper: number[], baseInWo
     framePrefix: `${name}_`,
     flangeToHand: translation(0, 0, 0),
     linkRadius: 0.045,
-    hand: { halfExtents: [0.025, 0.09, 0.03], center: [0, 0, -0.08] },
-    finger: { halfExtents: [0.01, 0.008, 0.027], centerZ: -0.02 },
+    // Palm right at the flange (tool z -0.11..-0.07), fingers from the palm to the tips (z 0.007).
+    hand: { halfExtents: [0.015, 0.09, 0.02], center: [0, 0, -0.09] },
+    finger: { halfExtents: [0.01, 0.008, 0.0385], centerZ: -0.0315 },
     color: name === "left" ? [200, 200, 210] : [210, 200, 200],
   };
 }

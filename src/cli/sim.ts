@@ -1,0 +1,87 @@
+/**
+ * `engram sim <run-config> [--task id] [--expert] [--episodes N] [--seed S] [--json] [--snapshot dir] [--out dir]`
+ *
+ * With --expert: runs N lock-step episodes of the task's scripted expert in-process and prints
+ * one JSON summary {task, episodes, successes, success_rate, episodes_detail} (the last line with
+ * --json; a progress line per episode on stderr). --snapshot writes PNGs of every camera at
+ * episode start and at each subtask end; --out writes episodes.jsonl and summary.json.
+ * Without --expert: runs as the robot on the run config's bus in real-time mode until SIGINT or
+ * SIGTERM (over ROS 2 this stands in for the hardware drivers, publishing /clock).
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { SimClock } from "../bus/clock.js";
+import { LocalBus } from "../bus/local.js";
+import type { Bus } from "../bus/types.js";
+import { loadRunConfig } from "../config/index.js";
+import { loadRobotProfile } from "../robot/index.js";
+import { runExpertEpisodes } from "../sim/node/expertEpisodes.js";
+import { SimNode } from "../sim/node/SimNode.js";
+import { getTask } from "../sim/tasks/index.js";
+import { flagInt, flagString, parseArgs } from "./args.js";
+
+const USAGE = "usage: engram sim <run-config> [--task id] [--expert] [--episodes N] [--seed S] [--json] [--snapshot dir] [--out dir]";
+
+async function busFor(kind: string, nodeName: string, lockstep: boolean): Promise<Bus> {
+  if (kind === "local") return new LocalBus(lockstep ? { clock: new SimClock(0n) } : {});
+  if (kind === "ros2") {
+    const { Ros2Bus } = await import("../bus/ros2.js");
+    // The sim owns time: it runs on the wall clock and publishes /clock for use_sim_time nodes.
+    return Ros2Bus.create({ nodeName: `${nodeName}_sim`, useSimTime: false });
+  }
+  throw new Error(`engram sim: bus kind "${kind}" cannot host the sim twin (expected local or ros2)`);
+}
+
+/** Entry point of `engram sim`. */
+export async function main(args: string[]): Promise<number> {
+  const p = parseArgs(args, ["expert", "json", "help"]);
+  if (p.flags.has("help")) { process.stdout.write(USAGE + "\n"); return 0; }
+  const configPath = p.positional[0];
+  if (!configPath) { process.stderr.write(`engram sim: missing <run-config>\n${USAGE}\n`); return 2; }
+  const run = loadRunConfig(configPath);
+  const cfg = run.config;
+  const robot = loadRobotProfile(run.robotPath, run.root);
+  const task = getTask(flagString(p, "task", cfg.task)!);
+  const episodes = flagInt(p, "episodes", cfg.episodes);
+  const seed = flagInt(p, "seed", cfg.sim.seed);
+  const json = p.flags.has("json");
+  const snapshotDir = flagString(p, "snapshot");
+  const outDir = flagString(p, "out");
+
+  if (p.flags.has("expert")) {
+    const bus = new LocalBus({ clock: new SimClock(0n) });
+    const node = await SimNode.create({ bus, robot, physicsHz: cfg.sim.physics_hz, cameras: false, log: (l) => process.stderr.write(`[sim] ${l}\n`) });
+    try {
+      const summary = await runExpertEpisodes(node, {
+        task, episodes, seed, snapshotDir: snapshotDir ? resolve(snapshotDir) : null,
+        onEpisode: (d, i) => process.stderr.write(`sim: ${task.id} episode ${i + 1}/${episodes} seed ${d.seed}: ${d.success ? "success" : "FAIL"} in ${d.steps} steps (${d.duration_s.toFixed(1)} s sim, ${d.wall_s.toFixed(1)} s wall)\n`),
+      });
+      if (outDir) {
+        await mkdir(outDir, { recursive: true });
+        await writeFile(join(outDir, "episodes.jsonl"), summary.episodes_detail.map((d) => JSON.stringify({ task: task.id, ...d })).join("\n") + "\n");
+        await writeFile(join(outDir, "summary.json"), JSON.stringify(summary, null, 2) + "\n");
+      }
+      process.stdout.write(json ? JSON.stringify(summary) + "\n" : `${task.id}: ${summary.successes}/${summary.episodes} successes (rate ${summary.success_rate.toFixed(2)})\n`);
+      return 0;
+    } finally {
+      node.close();
+      await bus.close();
+    }
+  }
+
+  const bus = await busFor(cfg.bus.kind, cfg.bus.kind === "ros2" ? cfg.bus.node_name : "engram", false);
+  const node = await SimNode.create({ bus, robot, physicsHz: cfg.sim.physics_hz, log: (l) => process.stderr.write(`[sim] ${l}\n`) });
+  node.reset({ task, seed, expert: false });
+  const stop = new AbortController();
+  const onSignal = (sig: string) => { process.stderr.write(`engram sim: ${sig}, stopping\n`); stop.abort(); };
+  process.once("SIGINT", () => onSignal("SIGINT"));
+  process.once("SIGTERM", () => onSignal("SIGTERM"));
+  process.stderr.write(`engram sim: ${robot.profile.name} on the ${cfg.bus.kind} bus, real-time, task ${task.id} seed ${seed}; Ctrl-C to stop\n`);
+  try {
+    await node.runRealtime(stop.signal);
+  } finally {
+    node.close();
+    await bus.close();
+  }
+  return 0;
+}
