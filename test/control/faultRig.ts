@@ -81,6 +81,8 @@ export interface RigOptions {
   faults?: (tick: number) => Fault | undefined;
   planner?: Planner;
   deadman?: boolean;
+  /** Drive the arm through the `stream` interface (JointState targets) instead of x-one's trajectory. */
+  stream?: boolean;
 }
 
 /** One command the rig's arm received, with the position it was at when it arrived. */
@@ -97,7 +99,11 @@ export interface RigResult {
 /** Runs one episode of `ticks` ticks on x-one.yaml with the given faults. */
 export async function runRig(o: RigOptions): Promise<RigResult> {
   const loaded = loadRobotProfile("robots/x-one.yaml").profile;
-  const profile: RobotProfile = o.deadman ? { ...loaded, safety: { ...loaded.safety, deadman_topic: "/engram/deadman" } } : loaded;
+  const profile: RobotProfile = {
+    ...loaded,
+    safety: o.deadman ? { ...loaded.safety, deadman_topic: "/engram/deadman" } : loaded.safety,
+    command: o.stream ? { ...loaded.command, interface: "stream" } : loaded.command,
+  };
   const layout = getLayout(profile, "bimanual_16d");
   if (layout.kind !== "joint") throw new Error("bimanual_16d must be a joint layout");
   const clock = new SimClock(1_000_000_000n);
@@ -110,11 +116,21 @@ export async function runRig(o: RigOptions): Promise<RigResult> {
   let running: { startNs: bigint; traj: JointTrajectory } | null = null;
   const commands: ReceivedCommand[] = [];
   const trajCodec = codecFor("trajectory_msgs/msg/JointTrajectory");
-  bus.subscribe(profile.command.joint_topic, "trajectory_msgs/msg/JointTrajectory", RELIABLE_QOS, (cdr, receivedNs) => {
-    const traj = trajCodec.decode(cdr);
+  const received = (traj: JointTrajectory, receivedNs: bigint) => {
     commands.push({ atNs: receivedNs, from: { ...position }, traj });
     running = traj.points.length === 0 ? null : { startNs: receivedNs, traj };
-  });
+  };
+  if (o.stream) {
+    // A streamed JointState target is reached by the next tick: a one-point trajectory of 1/hz.
+    const stateCodec = codecFor("sensor_msgs/msg/JointState");
+    bus.subscribe(profile.command.joint_topic, "sensor_msgs/msg/JointState", RELIABLE_QOS, (cdr, receivedNs) => {
+      const js = stateCodec.decode(cdr);
+      const point = { positions: js.position, velocities: [], accelerations: [], effort: [], time_from_start: timeFromNs(periodNs) };
+      received({ header: js.header, joint_names: js.name, points: [point] }, receivedNs);
+    });
+  } else {
+    bus.subscribe(profile.command.joint_topic, "trajectory_msgs/msg/JointTrajectory", RELIABLE_QOS, (cdr, receivedNs) => received(trajCodec.decode(cdr), receivedNs));
+  }
   const follow = (nowNs: bigint) => {
     if (!running) return;
     let point = null;

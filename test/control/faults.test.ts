@@ -68,6 +68,17 @@ test("model returns out-of-range values → clamped, intervention events, every 
   assert.deepEqual(violations(r), []);
 });
 
+test("stream interface: out-of-range and NaN chunks → every streamed target within limits and steps", async () => {
+  const wild = new Float32Array(H * 16).map((_, i) => ((i % 3) - 1) * 20);
+  const nan = Float32Array.from(gentle);
+  nan[7] = Number.POSITIVE_INFINITY;
+  const r = await runRig({ ticks: 35, horizon: H, stream: true, biasFor: (n) => (n === 0 ? wild : n === 1 ? nan : gentle) });
+  assert.ok(r.commands.length >= 30, `${r.commands.length} targets`);
+  assert.ok(r.events.some((e) => e.event === "safety_intervention" && e.kind === "step_limit"));
+  assert.ok(holds(r).some((e) => e.reason === "non_finite"));
+  assert.deepEqual(violations(r), []);
+});
+
 test("e-stop pressed → estop hold until resume, then commands ramp from the measured position", async () => {
   const r = await runRig({
     ticks: 20, horizon: H, biasFor: () => gentle,
