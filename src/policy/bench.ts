@@ -22,7 +22,7 @@ function stats(ms: number[]): { p50: number; p99: number; n: number } {
 export async function bench(): Promise<Record<string, unknown>> {
   const policy = await loadMem0Policy(BUNDLE, { actionJointNames: BIMANUAL_16D });
   try {
-    await policy.reset({ task: "bench", episode: 0, seed: 1, instruction: "pick up the block" });
+    await policy.reset({ task: "bench", episode: 0, seed: 1, instruction: "press the button" });
     const { width, height } = policy.spec.imageSize;
     const img = new Float32Array(3 * width * height).map((_, i) => Math.sin(i) * 0.5);
     const obs = { stampNs: 0n, images: Object.fromEntries(policy.spec.cameras.map((c) => [c, img])), state: new Float64Array(16) };

@@ -18,7 +18,7 @@ import { maxAbsDiff, refActionHead, refClassifier, refEncoder, refMemory } from 
 let root: string;
 let w: TinyWeights;          // classifier biased to "ended" (+8): a switch every switch_count ticks
 let m: PolicyManifest;
-const INSTR = "pick up the block";
+const INSTR = "pick up the block and place it at the center";
 
 before(() => {
   root = mkdtempSync(join(tmpdir(), "engram-mem0-"));
@@ -111,7 +111,7 @@ test("act: chunk = reference flow (seeded noise, N Euler steps, denormalized); s
 
   // Reference: recompute the summary the policy used, then integrate with the reference head.
   const F = w.dims.featureDim, K = w.dims.window;
-  const tokens = tokenize(INSTR, { kind: "closed_vocabulary", maxLength: 8, padId: 0, vocabulary: m.tokenizer.vocabulary });
+  const tokens = tokenize(INSTR, { kind: "closed_vocabulary", maxLength: m.tokenizer.max_length, padId: 0, vocabulary: m.tokenizer.vocabulary });
   const state = normalize(o.state, m.normalization.state as NormStats);
   const enc = refEncoder(w, new Float32Array([...o.images.head, ...o.images.left_wrist, ...o.images.right_wrist]), state, tokens);
   const summary = refMemory(w, enc.imageFeature, new Float64Array(K * F), new Float64Array(K), enc.imageFeature, 1, enc.textFeature);
@@ -153,7 +153,7 @@ test("bad inputs are rejected with what and where", async () => {
   await assert.rejects(p.act(), /act\(\) before observe\(\)/);
   await assert.rejects(p.observe({ ...o, images: { head: o.images.head, left_wrist: o.images.left_wrist } }), /no image for camera "right_wrist" \(has: head, left_wrist\)/);
   await assert.rejects(p.observe({ ...o, state: new Float64Array(8) }), /state has 8 values, expected 16 \(layout bimanual_16d\)/);
-  assert.throws(() => p.setInstruction("dance"), /policy\.yaml: tokenizer: instruction "dance" is not in the closed vocabulary; known: "put the block back where it was"/);
+  assert.throws(() => p.setInstruction("dance"), /policy\.yaml: tokenizer: instruction "dance" is not in the closed vocabulary; known: "Move the block to the center, press the button, then put the block back on the mat it started on\."/);
   await p.reset({ task: "t", episode: 0, seed: 1, instruction: "a global task outside the vocabulary" });
   await assert.rejects(p.observe(o), /before an instruction was set/);
   p.setInstruction("Press the button.");

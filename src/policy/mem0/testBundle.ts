@@ -32,20 +32,44 @@ export interface TinyWeights {
   w1: Float32Array; b1: Float32Array; w2: Float32Array; b2: Float32Array;
 }
 
-/** Instructions in the default closed vocabulary (RMBench-style task and subtask wording). */
+/**
+ * Instructions in the default closed vocabulary: the sim tasks' global instructions and subtask
+ * texts (src/sim/tasks/*; test/policy/vocabulary.test.ts fails when they drift apart).
+ */
 export const DEFAULT_INSTRUCTIONS = [
-  "put the block back where it was", "pick up the block", "place the block on the plate",
-  "put the block back", "rearrange the blocks", "swap the blocks", "cover the blocks",
-  "press the button", "press the button again",
+  "Move the block to the center, press the button, then put the block back on the mat it started on.",
+  "pick up the block and place it at the center",
+  "press the button",
+  "put the block back on its original mat",
+  "Move the red block onto the red square and the green block onto the green square, press the button, then put both blocks back on the mats they started on.",
+  "move the red block onto the red square",
+  "move the green block onto the green square",
+  "put the red block back on its original mat",
+  "put the green block back on its original mat",
+  "Swap the positions of the red and blue blocks using the empty tray, then press the button.",
+  "move the red block to the empty tray",
+  "move the blue block to the tray where the red block was",
+  "move the red block to the tray where the blue block was",
+  "Cover the three blocks with the lids from left to right, then uncover them in the order red, green, blue.",
+  "cover the left block with a lid",
+  "cover the middle block with a lid",
+  "cover the right block with a lid",
+  "uncover the red block",
+  "uncover the green block",
+  "uncover the blue block",
+  "Press the left button as many times as the left digit shows, then the middle button as many times as the middle digit shows, then press the confirm button.",
+  "press the left button",
+  "press the middle button",
+  "press the confirm button",
 ];
 
 export { BIMANUAL_16D } from "./layout.js";
 
-/** Default tiny sizes: 3 cameras at 64x48, 16-D, F=32, K=4, T=3, H=8. */
+/** Default tiny sizes: 3 cameras at 64x48, 16-D, up to 32 tokens, F=32, K=4, T=3, H=8. */
 export function defaultDims(vocabSize: number): TinyDims {
   return {
     cameras: ["head", "left_wrist", "right_wrist"], height: 48, width: 64, stateDim: 16, actionDim: 16,
-    maxTokens: 8, vocabSize, featureDim: 32, window: 4, summaryTokens: 3, horizon: 8, hidden: 64,
+    maxTokens: 32, vocabSize, featureDim: 32, window: 4, summaryTokens: 3, horizon: 8, hidden: 64,
   };
 }
 
