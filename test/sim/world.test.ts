@@ -93,7 +93,7 @@ test("visual objects have no collider; fixed ones do not move", async () => {
   assert.deepEqual(w.objectPose(v).position, [0.5, 0, 1.0]);
   w.objectPose(f).position.forEach((v, i) => assert.ok(Math.abs(v - [0.6, 0, 0.77][i]!) < 1e-6, `fixed block moved: ${w.objectPose(f).position}`));
   assert.ok(Math.abs(w.objectPose(d).position[2] - 0.81) < 0.003, `block resting on the fixed block at z ${w.objectPose(d).position[2]}`);
-  assert.equal(w.meshes().length, 1 + 2 * 9 + 3, "table + 2 arms x (6 links + palm + 2 fingers) + 3 objects");
+  assert.equal(w.meshes().length, 1 + 2 * 8 + 3, "table + 2 arms x (5 link cylinders + palm + 2 fingers) + 3 objects");
   w.dispose();
 });
 
