@@ -1,0 +1,118 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { SimClock } from "../../src/bus/clock.js";
+import { LocalBus } from "../../src/bus/local.js";
+import type { Qos } from "../../src/bus/types.js";
+import { decode } from "../../src/msgs/codec.js";
+import { nsFromTime, type KnownRosType } from "../../src/msgs/types.js";
+import { loadRobotProfile } from "../../src/robot/index.js";
+import { SimNode } from "../../src/sim/node/SimNode.js";
+import { getTask } from "../../src/sim/tasks/index.js";
+
+const SUB_QOS: Qos = { reliability: "reliable", durability: "volatile", history: "keep_all", depth: 1 };
+const LATCHED_QOS: Qos = { reliability: "reliable", durability: "transient_local", history: "keep_all", depth: 1 };
+
+interface Received { stampNs: bigint; msg: Record<string, unknown> }
+
+function collect(bus: LocalBus, topic: string, type: KnownRosType, qos = SUB_QOS): Received[] {
+  const out: Received[] = [];
+  bus.subscribe(topic, type, qos, (cdr) => {
+    const msg = decode(type, cdr) as unknown as Record<string, unknown>;
+    const header = msg.header as { stamp: { sec: number; nanosec: number } } | undefined;
+    const stamp = header?.stamp ?? (msg.clock as { sec: number; nanosec: number } | undefined);
+    out.push({ stampNs: stamp ? nsFromTime(stamp) : 0n, msg });
+  });
+  return out;
+}
+
+function rateHz(msgs: Received[]): number {
+  const first = msgs[0]!.stampNs, last = msgs[msgs.length - 1]!.stampNs;
+  return ((msgs.length - 1) * 1e9) / Number(last - first);
+}
+
+test("X-One twin publishes every profile topic with its type, frame id and rate; CameraInfo matches the calibration", async () => {
+  const robot = loadRobotProfile("robots/x-one.yaml");
+  const { profile } = robot;
+  const bus = new LocalBus({ clock: new SimClock(1_000_000_000n) });
+  const joints = collect(bus, profile.joint_state.topic, "sensor_msgs/msg/JointState");
+  const clock = collect(bus, "/clock", "rosgraph_msgs/msg/Clock");
+  const cams = profile.cameras.map((c) => ({
+    spec: c,
+    images: collect(bus, c.topic, c.encoding === "rgb8" ? "sensor_msgs/msg/Image" : "sensor_msgs/msg/CompressedImage"),
+    infos: collect(bus, c.info_topic, "sensor_msgs/msg/CameraInfo"),
+  }));
+  const node = await SimNode.create({ bus, robot });
+  node.reset();
+  await node.advanceBy(1_000_000_000n);
+  await new Promise((r) => setImmediate(r));
+  assert.equal(bus.clock.nowNs(), 2_000_000_000n, "the bus's SimClock follows the sim");
+
+  assert.ok(Math.abs(rateHz(joints) - profile.joint_state.rate_hz) <= 0.1 * profile.joint_state.rate_hz, `joint_states at ${rateHz(joints)} Hz`);
+  const js = joints[0]!.msg as { name: string[]; position: Float64Array };
+  assert.deepEqual(js.name, profile.joints.map((j) => j.name), "JointState names = profile joint order, grippers included");
+  assert.equal(js.position.length, profile.joints.length);
+  assert.ok(Math.abs(js.position[7]! - profile.home.left_gripper!) < 1e-9);
+  assert.ok(clock.length >= 90, `${clock.length} /clock messages in 1 s`);
+  for (let i = 1; i < clock.length; i++) assert.ok(clock[i]!.stampNs > clock[i - 1]!.stampNs, "/clock increases");
+
+  for (const { spec, images, infos } of cams) {
+    const cal = robot.calibrations[spec.name]!;
+    assert.ok(Math.abs(rateHz(images) - spec.rate_hz) <= 0.1 * spec.rate_hz, `${spec.topic} at ${rateHz(images)} Hz, expected ${spec.rate_hz}`);
+    assert.equal(infos.length, images.length, `${spec.info_topic}: one CameraInfo per image`);
+    for (const { msg } of images) {
+      assert.equal((msg.header as { frame_id: string }).frame_id, spec.frame_id);
+      if (spec.encoding === "rgb8") {
+        assert.equal(msg.encoding, "rgb8");
+        assert.equal(msg.width, cal.image_width);
+        assert.equal(msg.height, cal.image_height);
+        assert.equal((msg.data as Uint8Array).length, cal.image_width * cal.image_height * 3);
+      } else {
+        assert.match(String(msg.format), /jpeg/);
+        const d = msg.data as Uint8Array;
+        assert.ok(d[0] === 0xff && d[1] === 0xd8, `${spec.topic}: data is not a JPEG`);
+      }
+    }
+    const info = infos[0]!.msg as { header: { frame_id: string }; width: number; height: number; k: number[]; d: number[]; r: number[]; p: number[]; distortion_model: string };
+    assert.equal(info.header.frame_id, spec.frame_id);
+    assert.equal(info.width, cal.image_width);
+    assert.equal(info.height, cal.image_height);
+    assert.equal(info.distortion_model, cal.distortion_model);
+    assert.deepEqual(Array.from(info.k), cal.camera_matrix.data);
+    assert.deepEqual(Array.from(info.d), cal.distortion_coefficients.data);
+    assert.deepEqual(Array.from(info.r), cal.rectification_matrix.data);
+    assert.deepEqual(Array.from(info.p), cal.projection_matrix.data);
+    // Image and info of one frame carry the same stamp.
+    assert.equal(infos[3]!.stampNs, images[3]!.stampNs);
+  }
+  // The head image is not blank: the table and arms are drawn.
+  const head = cams.find((c) => c.spec.encoding === "rgb8")!.images[0]!.msg.data as Uint8Array;
+  assert.ok(new Set(Array.from(head.subarray(0, 30000))).size > 5, "head image looks blank");
+  node.close();
+  await bus.close();
+});
+
+test("ground truth: /sim/episode latched at reset, /sim/subtask_end true on the step the expert ends a subtask", async () => {
+  const robot = loadRobotProfile("robots/x-one.yaml");
+  const bus = new LocalBus({ clock: new SimClock(0n) });
+  const ends = collect(bus, "/sim/subtask_end", "std_msgs/msg/Bool");
+  const subtask = collect(bus, "/sim/subtask", "std_msgs/msg/String", LATCHED_QOS);
+  const checkpoints = collect(bus, "/sim/checkpoints", "std_msgs/msg/String", LATCHED_QOS);
+  const node = await SimNode.create({ bus, robot, cameras: false });
+  const task = getTask("put-back-block");
+  node.reset({ task, seed: 100, expert: true });
+  const episode = collect(bus, "/sim/episode", "std_msgs/msg/String", LATCHED_QOS);
+  await node.runEpisode(60);
+  await new Promise((r) => setImmediate(r));
+  assert.equal(ends.length, 60, "one /sim/subtask_end per control step");
+  const trueAt = ends.flatMap((e, i) => (e.msg.data ? [i] : []));
+  assert.deepEqual(trueAt, node.episode!.ends().map((e) => e.step), "true exactly on the expert's subtask-end steps");
+  assert.equal(trueAt.length, 1, `first subtask should end within 60 steps, ends at ${trueAt}`);
+  assert.deepEqual(subtask.map((s) => s.msg.data), task.subtasks(node.episode!.scene).slice(0, 2));
+  assert.ok(checkpoints.length >= 1 && JSON.parse(String(checkpoints[0]!.msg.data)).label === "storage");
+  const ep = JSON.parse(String(episode[0]!.msg.data));
+  assert.equal(ep.task, "put-back-block");
+  assert.equal(ep.seed, 100);
+  assert.equal(ep.done, false);
+  node.close();
+  await bus.close();
+});
