@@ -3,7 +3,7 @@ export * from "./types.js";
 export { ActionScheduler, acceptChunk, actionAt, advance, needsChunk, pendingChunk, EMPTY_SCHEDULE, type SchedulerOptions, type SchedulerState, type PlacedChunk } from "./actionScheduler.js";
 export { SafetyFilter, type SafetyFilterOptions, type ForwardKinematics } from "./safetyFilter.js";
 export { resolveLimits, clamp, angleDelta, EE_DIMS, type DimLimit, type EeStepLimits } from "./limits.js";
-export { Watchdog, watchedTopics, checkTimeout, type WatchedTopic } from "./watchdog.js";
+export { Watchdog, watchedTopics, checkTimeout, withDeadline, type WatchedTopic } from "./watchdog.js";
 export { StopLatch, type StopLatchOptions, type ResumeSource } from "./stopLatch.js";
 export { InterventionCounter, type InterventionCounts } from "./interventionCounter.js";
 export * from "./output/index.js";

@@ -1,3 +1,4 @@
+import type { Clock } from "../bus/types.js";
 import type { RobotProfile } from "../robot/types.js";
 import type { Gate, Hold } from "./types.js";
 
@@ -75,4 +76,22 @@ export function checkTimeout(what: string, startedNs: bigint, nowNs: bigint, lim
   const ageMs = Number(nowNs - startedNs) / 1e6;
   if (ageMs <= limitMs) return { kind: "ok" };
   return { kind: "hold", reason: "timeout", ageMs, limitMs, details: `${what} has not answered for ${ageMs.toFixed(1)} ms, limit ${limitMs} ms` };
+}
+
+/**
+ * Races `work` (a policy.act() or planner call) against a deadline `limitMs` on `clock`: the value
+ * when it settles in time, a timeout hold otherwise (the loop then holds the robot instead of
+ * letting it run on the old chunk while it waits). A rejection before the deadline rejects; one
+ * after it is swallowed (the caller has already held). NOTE: on a SimClock the deadline only
+ * passes when the sim advances, so lock-step runs never time out on compute; on a WallClock the
+ * deadline timer stays armed until it fires (it cannot be cancelled through Clock).
+ */
+export async function withDeadline<T>(what: string, work: Promise<T>, clock: Clock, limitMs: number): Promise<{ kind: "done"; value: T } | Hold> {
+  const startedNs = clock.nowNs();
+  work.catch(() => undefined);
+  const timedOut = clock.sleepUntil(startedNs + BigInt(Math.round(limitMs * 1e6))).then((): Hold => {
+    const ageMs = Number(clock.nowNs() - startedNs) / 1e6;
+    return { kind: "hold", reason: "timeout", ageMs, limitMs, details: `${what} has not answered within ${limitMs} ms` };
+  });
+  return Promise.race([work.then((value) => ({ kind: "done" as const, value })), timedOut]);
 }

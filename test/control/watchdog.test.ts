@@ -3,7 +3,8 @@ import { test } from "node:test";
 import { firstHold } from "../../src/control/index.js";
 import { InterventionCounter } from "../../src/control/interventionCounter.js";
 import { StopLatch } from "../../src/control/stopLatch.js";
-import { Watchdog, checkTimeout, watchedTopics } from "../../src/control/watchdog.js";
+import { Watchdog, checkTimeout, watchedTopics, withDeadline } from "../../src/control/watchdog.js";
+import { SimClock } from "../../src/bus/clock.js";
 import { xOneProfile } from "./profiles.js";
 
 const ms = (x: number) => BigInt(Math.round(x * 1e6));
@@ -53,6 +54,19 @@ test("policy / planner timeout", () => {
   const g = checkTimeout("planner", ms(0), ms(2500), 2000);
   assert.ok(g.kind === "hold" && g.reason === "timeout" && g.ageMs === 2500);
   assert.match(g.details, /planner has not answered for 2500\.0 ms, limit 2000 ms/);
+});
+
+test("withDeadline: in-time answers pass through, late ones become a timeout hold, late rejections are swallowed", async () => {
+  const clock = new SimClock(0n);
+  const fast = withDeadline("policy.act", Promise.resolve(42), clock, 200);
+  assert.deepEqual(await fast, { kind: "done", value: 42 });
+  let reject!: (e: Error) => void;
+  const slow = withDeadline("planner", new Promise<number>((_, rej) => { reject = rej; }), clock, 200);
+  await clock.advanceTo(ms(250));
+  const g = await slow;
+  assert.ok(g.kind === "hold" && g.reason === "timeout" && g.limitMs === 200 && g.ageMs === 200);
+  reject(new Error("connection reset")); // after the deadline: no unhandled rejection
+  await assert.rejects(withDeadline("policy.act", Promise.reject(new Error("ort failed")), clock, 200), /ort failed/);
 });
 
 test("e-stop latches until an explicit resume; a false e-stop message does not clear it", () => {
