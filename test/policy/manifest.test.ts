@@ -104,3 +104,12 @@ test("missing ONNX file and bad normalization stats are named", async () => {
   assert.deepEqual((await mem0BundleIssues(garbage.dir)).map((i) => i.path), ["models.memory.file"]);
   assert.deepEqual(await mem0BundleIssues(join(base, "good")), []);
 });
+
+test("registry: loads a mem0 bundle by its kind; an unknown kind names the known families", async () => {
+  const { loadPolicy } = await import("../../src/policy/registry.js");
+  const p = await loadPolicy(join(base, "good"), { actionJointNames: Array.from({ length: 16 }, (_, i) => `j${i}`) });
+  assert.equal(p.spec.horizon, 8);
+  await p.close();
+  const { dir } = variant("kind", (y) => y.replace("kind: mem0", "kind: diffusion"));
+  await assert.rejects(loadPolicy(dir), /kind "diffusion" is not a known policy family \(known: mem0\)/);
+});

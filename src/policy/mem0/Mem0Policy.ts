@@ -37,6 +37,8 @@ export interface Mem0Options {
   /** Action vector names when no robot profile is given (policy layout order). */
   actionJointNames?: string[];
   provider?: ExecutionProvider;
+  /** ORT intra-op threads per session (default 1). */
+  threads?: number;
   ablation?: Mem0Ablation;
   onEvent?: (event: Mem0Event) => void;
   log?: (line: string) => void;
@@ -44,7 +46,7 @@ export interface Mem0Options {
 
 /** Opens a bundle (`policies/<name>` or its policy.yaml) and returns a ready policy. */
 export async function loadMem0Policy(path: string, opts: Mem0Options = {}): Promise<Mem0Policy> {
-  const bundle = await openMem0Bundle(path, { provider: opts.provider, log: opts.log });
+  const bundle = await openMem0Bundle(path, { provider: opts.provider, log: opts.log, threads: opts.threads });
   try {
     return new Mem0Policy(bundle, opts);
   } catch (err) {

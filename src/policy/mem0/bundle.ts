@@ -16,6 +16,8 @@ export interface Mem0Bundle {
 export interface OpenBundleOptions {
   provider?: ExecutionProvider;
   log?: (line: string) => void;
+  /** ORT intra-op threads per session (default 1). */
+  threads?: number;
 }
 
 /**
@@ -29,7 +31,7 @@ export async function openMem0Bundle(path: string, opts: OpenBundleOptions = {})
   for (const key of Object.keys(MODEL_ROLES) as ModelKey[]) {
     const file = modelPath(loaded, key);
     try {
-      sessions[key] = await openSession(file, opts.provider ?? "cpu", opts.log);
+      sessions[key] = await openSession(file, opts.provider ?? "cpu", opts.log, opts.threads);
     } catch (err) {
       problems.push(issueAt(loaded.source, ["models", key, "file"], `expected an ONNX model onnxruntime can load, found ${file}: ${(err as Error).message.split("\n")[0]}`));
       continue;

@@ -17,9 +17,12 @@ export interface OpenSession {
 // NOTE: process-wide memo of a hardware fact (CUDA missing), so ORT is asked, and logs its error, only once.
 let cudaUnavailable = false;
 
-/** Opens `path`; with `cuda` requested and unavailable, falls back to CPU and calls `log` once per process. */
-export async function openSession(path: string, provider: ExecutionProvider, log: (line: string) => void = (l) => process.stderr.write(l + "\n")): Promise<OpenSession> {
-  const base: ort.InferenceSession.SessionOptions = { graphOptimizationLevel: "all", intraOpNumThreads: 1, interOpNumThreads: 1 };
+/**
+ * Opens `path`; with `cuda` requested and unavailable, falls back to CPU and calls `log` once per
+ * process. `threads` is ORT's intra-op thread count (default 1: small models, a shared control host).
+ */
+export async function openSession(path: string, provider: ExecutionProvider, log: (line: string) => void = (l) => process.stderr.write(l + "\n"), threads = 1): Promise<OpenSession> {
+  const base: ort.InferenceSession.SessionOptions = { graphOptimizationLevel: "all", intraOpNumThreads: threads, interOpNumThreads: 1 };
   if (provider === "cuda" && !cudaUnavailable) {
     try {
       return { session: await ort.InferenceSession.create(path, { ...base, executionProviders: ["cuda"] }), provider: "cuda" };
