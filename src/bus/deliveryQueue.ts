@@ -37,7 +37,9 @@ interface Item {
  * it settles, so a slow subscriber loses all but the newest `depth` messages.
  */
 export class DeliveryQueue {
-  private readonly items: Item[] = [];
+  // A FIFO as an array plus a head index: Array.shift is O(n), which made keep_all bursts quadratic.
+  private items: Array<Item | undefined> = [];
+  private head = 0;
   private busy = false;
   private active = true;
   private deliveredCount = 0;
@@ -56,8 +58,8 @@ export class DeliveryQueue {
   push(cdr: Uint8Array, receivedNs: bigint): void {
     if (!this.active) return;
     this.items.push({ cdr, receivedNs });
-    if (this.qos.history === "keep_last" && this.items.length > this.qos.depth) {
-      this.items.shift();
+    if (this.qos.history === "keep_last" && this.size > this.qos.depth) {
+      this.take();
       this.droppedCount++;
     }
     if (!this.busy) {
@@ -69,7 +71,8 @@ export class DeliveryQueue {
   /** Stops delivery and discards queued messages; idempotent. */
   close(): void {
     this.active = false;
-    this.items.length = 0;
+    this.items = [];
+    this.head = 0;
   }
 
   /** True until `close`. */
@@ -79,15 +82,33 @@ export class DeliveryQueue {
 
   /** Current counters. */
   counts(): DeliveryCounts {
-    return { delivered: this.deliveredCount, dropped: this.droppedCount, queued: this.items.length };
+    return { delivered: this.deliveredCount, dropped: this.droppedCount, queued: this.size };
+  }
+
+  private get size(): number {
+    return this.items.length - this.head;
+  }
+
+  private take(): Item | undefined {
+    if (this.head >= this.items.length) return undefined;
+    const item = this.items[this.head];
+    this.items[this.head++] = undefined; // release the bytes
+    if (this.head === this.items.length) {
+      this.items = [];
+      this.head = 0;
+    } else if (this.head >= 1024 && this.head * 2 >= this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return item;
   }
 
   private drain(): void {
     // Only what was queued when this drain began: messages a callback publishes back onto this
     // subscriber wait for the next turn, so ping-pong topics cannot starve the event loop.
-    let budget = this.items.length;
+    let budget = this.size;
     while (this.active && budget-- > 0) {
-      const m = this.items.shift();
+      const m = this.take();
       if (m === undefined) break;
       this.deliveredCount++;
       let result: unknown;
@@ -108,7 +129,7 @@ export class DeliveryQueue {
         return;
       }
     }
-    if (this.active && this.items.length > 0) setImmediate(() => this.drain());
+    if (this.active && this.size > 0) setImmediate(() => this.drain());
     else this.busy = false;
   }
 

@@ -181,3 +181,17 @@ test("a throwing callback is reported with the topic and later messages are stil
   assert.deepEqual(errors, ['subscriber callback on topic "/t" (std_msgs/msg/String) failed: boom']);
   await bus.close();
 });
+
+test("keep_all delivers a 20000-message burst complete and in order (the FIFO is not quadratic)", { timeout: 5000 }, async () => {
+  const bus = new LocalBus();
+  const pub = bus.advertise("/burst", T, RELIABLE);
+  const got: number[] = [];
+  bus.subscribe("/burst", T, { ...RELIABLE, history: "keep_all", depth: 1 }, (cdr) => got.push(new DataView(cdr.buffer).getUint32(0, true)));
+  const t0 = performance.now();
+  for (let i = 0; i < 20000; i++) pub(new Uint8Array(new Uint32Array([i]).buffer));
+  while (got.length < 20000) await turn();
+  assert.ok(performance.now() - t0 < 2000, `took ${performance.now() - t0} ms`);
+  assert.ok(got.every((v, i) => v === i));
+  assert.deepEqual(bus.stats("/burst").map((s) => [s.delivered, s.dropped, s.queued]), [[20000, 0, 0]]);
+  await bus.close();
+});
