@@ -90,8 +90,15 @@ export function codecFor(type: RosType): Codec {
   return codec;
 }
 
-/** The cached codec for a type described by a schema text (e.g. an MCAP Schema record's `ros2msg` data). */
-export function codecFromSchema(type: RosType, schemaText: string): Codec {
+/**
+ * The cached codec for a type described by a schema text (e.g. an MCAP Schema record's data).
+ * Only `ros2msg` schemas are supported (what rosbag2 writes for .msg types); another encoding
+ * (e.g. `ros2idl`) throws naming the type and the encoding.
+ */
+export function codecFromSchema(type: RosType, schemaText: string, schemaEncoding = "ros2msg"): Codec {
+  if (schemaEncoding !== "ros2msg") {
+    throw new Error(`cannot decode "${type}": schema encoding "${schemaEncoding}" is not supported (expected "ros2msg")`);
+  }
   const key = `${type}\u0000${schemaText}`;
   const cached = schemaCodecs.get(key);
   if (cached) return cached;

@@ -58,3 +58,7 @@ test("unknown type names the type and says it is neither known nor recorded", ()
   assert.throws(() => codecFromSchema("foo_msgs/msg/Bar", ""), /unknown message type "foo_msgs\/msg\/Bar": the recording stores no schema text/);
   assert.throws(() => codecFromSchema("foo_msgs/msg/Bar", "int32 x\nNotAType y\n"), /schema for "foo_msgs\/msg\/Bar" does not parse|cannot/);
 });
+
+test("a schema encoding other than ros2msg is refused by name", () => {
+  assert.throws(() => codecFromSchema("pkg/msg/X", "module pkg { struct X { int32 a; }; };", "ros2idl"), /"pkg\/msg\/X": schema encoding "ros2idl" is not supported \(expected "ros2msg"\)/);
+});

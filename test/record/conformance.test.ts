@@ -24,7 +24,7 @@ async function readAll(path: string, mode: "indexed" | "stream"): Promise<{ mess
     assert.equal(m.messageEncoding, "cdr", `${path} ${m.topic}`);
     assert.deepEqual([...m.cdr.subarray(0, 4)], [0, 1, 0, 0], `${path} ${m.topic}: CDR header`);
     messages.push(m);
-    decoded.push(codecFromSchema(m.type, m.schemaText).decode(m.cdr));
+    decoded.push(codecFromSchema(m.type, m.schemaText, m.schemaEncoding).decode(m.cdr));
   }
   await src.close();
   return { messages, decoded };
