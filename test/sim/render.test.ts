@@ -59,6 +59,26 @@ test("depth is perspective-correct on a slanted plane (1/z interpolation), withi
   assert.ok(isBackground(f, 320, 262), "beyond the floor's far edge (z = 6 m at v = 264.5) is background");
 });
 
+test("a surface split into many jittered triangles has no cracks between them", () => {
+  // A 12x12 grid at z = 1 covering |x|, |y| ≤ 0.3 (u, v within ±150 px of the centre); interior
+  // vertices jittered so the shared edges run at odd slopes.
+  const n = 12, positions: number[] = [], indices: number[] = [];
+  let seed = 7;
+  const jitter = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648 - 0.5) * 0.03;
+  for (let j = 0; j <= n; j++) for (let i = 0; i <= n; i++) {
+    const inner = i > 0 && i < n && j > 0 && j < n;
+    positions.push(-0.3 + (0.6 * i) / n + (inner ? jitter() : 0), -0.3 + (0.6 * j) / n + (inner ? jitter() : 0), 1);
+  }
+  for (let j = 0; j < n; j++) for (let i = 0; i < n; i++) {
+    const a = j * (n + 1) + i, b = a + 1, c = a + n + 2, d = a + n + 1;
+    indices.push(a, c, b, a, d, c); // facing −z, toward the camera
+  }
+  const f = renderCamera([{ positions: Float32Array.from(positions), indices: Uint32Array.from(indices), color: [80, 80, 80] }], CAM);
+  for (let v = 90; v <= 389; v++) for (let u = 170; u <= 469; u++) {
+    assert.ok(Math.abs(depthAt(f, u, v) - 1) < 1e-4, `crack at pixel (${u},${v}): depth ${depthAt(f, u, v)}`);
+  }
+});
+
 test("a nearer object occludes a farther one, whatever the draw order", () => {
   const far = boxMesh([0.2, 0.2, 0.01], at(0, 0, 2.0), [0, 0, 255]);
   const near = boxMesh([0.05, 0.05, 0.05], at(0, 0, 1.0), [255, 0, 0]);
