@@ -115,16 +115,17 @@ export class SensorPublishers {
 
   /** Publishes what is due at episode-relative time `tNs` (stamped `stampNs`); returns how many streams published. */
   async publishDue(tNs: number, stampNs: bigint): Promise<number> {
-    let n = 0;
     let meshes: RenderMesh[] | null = null;
     const lazyMeshes = () => (meshes ??= this.o.world.meshes());
+    const pending: (Promise<void> | void)[] = [];
     for (const s of this.streams) {
       if (tNs + 1 < s.nextNs) continue; // 1 ns slack for float rounding
       s.nextNs += s.periodNs;
       if (s.nextNs <= tNs) s.nextNs = tNs + s.periodNs; // fell behind (real-time overload): skip, don't burst
-      await s.publish(stampNs, lazyMeshes);
-      n++;
+      // Rendering runs synchronously inside publish(); JPEG encodes of cameras due together overlap (sharp's threads).
+      pending.push(s.publish(stampNs, lazyMeshes));
     }
-    return n;
+    await Promise.all(pending);
+    return pending.length;
   }
 }

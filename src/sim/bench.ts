@@ -1,0 +1,60 @@
+/**
+ * Sim benchmark (a section of `engram bench`): a full X-One Put Back Block episode driven by the
+ * scripted expert in lock-step on a LocalBus, (1) with the profile's three cameras rendered and
+ * published at their rates (rgb8 + JPEG) and physics at 240 Hz, (2) without cameras. Reports the
+ * real-time factors, render ms per camera frame, physics µs per step, plus the renderer's own
+ * figures (src/sim/render/bench.ts).
+ */
+import { fileURLToPath } from "node:url";
+import { SimClock } from "../bus/clock.js";
+import { LocalBus } from "../bus/local.js";
+import { loadRobotProfile } from "../robot/index.js";
+import { bench as renderBench } from "./render/bench.js";
+import { SimNode } from "./node/SimNode.js";
+import { getTask } from "./tasks/index.js";
+
+function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? NaN;
+}
+
+async function episode(cameras: boolean, seed: number): Promise<Record<string, number | boolean>> {
+  const robot = loadRobotProfile(fileURLToPath(new URL("../../robots/x-one.yaml", import.meta.url)));
+  const bus = new LocalBus({ clock: new SimClock(0n) });
+  const node = await SimNode.create({ bus, robot, physicsHz: 240, cameras });
+  const stepUs: number[] = [];
+  const step = node.world.step.bind(node.world);
+  // Bench-only instrumentation: time each physics step.
+  node.world.step = () => { const t = performance.now(); step(); stepUs.push((performance.now() - t) * 1000); };
+  const ep = node.reset({ task: getTask("put-back-block"), seed, expert: true })!;
+  const t0 = performance.now();
+  await node.runEpisode();
+  const wallS = (performance.now() - t0) / 1000;
+  const simS = Number(node.world.timeNs) / 1e9;
+  const renderMs = node.sensors.renderMs;
+  node.close();
+  await bus.close();
+  const out: Record<string, number | boolean> = {
+    success: ep.success, sim_s: simS, wall_s: wallS, realtime_factor: simS / wallS,
+    physics_steps: stepUs.length, physics_us_per_step: stepUs.reduce((a, b) => a + b, 0) / stepUs.length,
+    physics_us_p99: percentile(stepUs, 0.99),
+  };
+  if (cameras) {
+    out.camera_frames = renderMs.length;
+    out.render_ms_per_frame = renderMs.reduce((a, b) => a + b, 0) / renderMs.length;
+    out.render_ms_p99 = percentile(renderMs, 0.99);
+  }
+  return out;
+}
+
+/** Runs the sim benchmark; see the module comment. */
+export async function bench(): Promise<Record<string, unknown>> {
+  const withCameras = await episode(true, 100);
+  const noCameras = await episode(false, 100);
+  return {
+    episode: "x-one put-back-block seed 100, expert, lock-step, physics 240 Hz",
+    with_cameras: withCameras,
+    without_cameras: noCameras,
+    render: await renderBench(),
+  };
+}
