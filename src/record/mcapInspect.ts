@@ -79,8 +79,9 @@ export async function summarizeMcap(path: string): Promise<McapSummary> {
           seeTime(rec.logTime);
         });
         summary.chunkCount += scan.chunkCount;
+        summary.profile ||= scan.header?.profile ?? "";
       }
-      summary.profile ||= (await src.header())?.profile ?? "";
+      if (src.mode === "indexed") summary.profile ||= (await src.header())?.profile ?? "";
       for (const t of await src.topics()) {
         const key = `${t.topic}\u0000${t.type}`;
         const entry = byKey.get(key) ?? {
