@@ -33,7 +33,7 @@ test("bad stats are reported with the dim", () => {
 
 test("chunk layout → robot order round trip; end-effector chunks keep their dims", () => {
   assert.equal(BIMANUAL_16D.length, 16);
-  assert.equal(BIMANUAL_16D[7], "left_gripper");
+  assert.equal(BIMANUAL_16D[14], "left_gripper");
   const layout = { kind: "joint" as const, names: ["a", "b", "c"] };
   const rows = Float64Array.of(1, 2, 3, 4, 5, 6);
   const there = chunkToRobotOrder(layout, rows, 2, ["c", "a", "b"]);

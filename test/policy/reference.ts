@@ -64,11 +64,15 @@ export function refClassifier(w: TinyWeights, summary: ArrayLike<number>): numbe
   return linear(summary, w.clsW, 1, w.clsB)[0];
 }
 
-/** Action head velocity [H*A]. */
+/** Action head velocity [H*A]: γ (α⊙state + β + ε tanh(MLP) − noisy). */
 export function refActionHead(w: TinyWeights, noisy: ArrayLike<number>, tau: number, state: ArrayLike<number>, summary: ArrayLike<number>): Float64Array {
   const x = [...Array.from(noisy), tau, ...Array.from(state), ...Array.from(summary)];
   const h = linear(x, w.w1, w.dims.hidden, w.b1).map(Math.tanh);
-  return linear(h, w.w2, w.dims.horizon * w.dims.actionDim, w.b2);
+  const A = w.dims.actionDim;
+  return linear(h, w.w2, w.dims.horizon * A, w.b2).map((m, i) => {
+    const d = i % A;
+    return w.gain * (w.holdScale[d] * state[d] + w.holdBias[d] + w.offsetScale * Math.tanh(m) - noisy[i]);
+  });
 }
 
 /** Largest absolute difference. */

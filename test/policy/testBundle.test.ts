@@ -1,9 +1,11 @@
-/** The committed test bundle's closed vocabulary covers every sim task's instruction and subtask texts. */
+/** The committed test bundle agrees with the rest of the project: task texts in its vocabulary, X-One layout names. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readManifest } from "../../src/policy/mem0/manifest.js";
 import { tokenize } from "../../src/policy/mem0/tokenizer.js";
 import { listTasks } from "../../src/sim/tasks/index.js";
+import { loadRobotProfile } from "../../src/robot/index.js";
+import { BIMANUAL_16D } from "../../src/policy/mem0/layout.js";
 
 test("policies/test-tiny tokenizes every task instruction and subtask (regenerate with src/policy/mem0/testBundle.ts when this fails)", () => {
   const { manifest: m } = readManifest("policies/test-tiny/policy.yaml");
@@ -18,4 +20,10 @@ test("policies/test-tiny tokenizes every task instruction and subtask (regenerat
     }
   }
   assert.ok(checked >= 10, `checked ${checked} texts`);
+});
+
+test("BIMANUAL_16D (test bundle stats: grippers last) matches robots/x-one.yaml bimanual_16d", () => {
+  const layout = loadRobotProfile("robots/x-one.yaml").profile.layouts.bimanual_16d;
+  assert.equal(layout?.kind, "joint");
+  assert.deepEqual(layout?.kind === "joint" ? layout.names : [], BIMANUAL_16D);
 });

@@ -31,5 +31,11 @@ export function chunkToRobotOrder(layout: LayoutSpec, actions: Float64Array, hor
   return { jointNames, actions: out };
 }
 
-/** X-One bimanual 16-D names in policy order (left arm + gripper, right arm + gripper); used by benches and tests. */
-export const BIMANUAL_16D = ["left", "right"].flatMap((arm) => [...Array.from({ length: 7 }, (_, i) => `${arm}_joint${i + 1}`), `${arm}_gripper`]);
+/**
+ * X-One `bimanual_16d` names in policy order, as robots/x-one.yaml declares them (Mem-0/RMBench:
+ * [L j1..j7, R j1..j7, L grip, R grip]); used by the test bundle, benches and tests.
+ */
+export const BIMANUAL_16D = [
+  ...["left", "right"].flatMap((arm) => Array.from({ length: 7 }, (_, i) => `${arm}_joint${i + 1}`)),
+  "left_gripper", "right_gripper",
+];

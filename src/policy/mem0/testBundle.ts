@@ -6,7 +6,10 @@
  *  - memory: T learned queries + linear(current) + linear(text) cross-attend (scaled dot product,
  *    masked softmax) over keys [anchor; window; current] → tanh(attention + query) = T summary tokens.
  *  - classifier: linear over the flattened summary → logit.
- *  - action head: MLP(tanh) on [noisy chunk, τ, state, summary] → velocity.
+ *  - action head: a flow towards "hold the current pose, plus a small learned offset":
+ *    v = γ (α⊙state + β + ε tanh(MLP[noisy chunk, τ, state, summary]) − noisy chunk), where α, β map
+ *    the normalized state into the normalized action space (from the stats), so N Euler steps land
+ *    near the current pose and stay within the joint ranges (a sane random policy for closed loop).
  * Run: `npx tsx src/policy/mem0/testBundle.ts policies/test-tiny [--seed 7] [--instruction "text"]...`
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -15,6 +18,7 @@ import { Document, isScalar, visit } from "yaml";
 import { mulberry32 } from "./flowSampler.js";
 import { OnnxGraph } from "./onnxGraph.js";
 import type { PolicyManifest } from "../../config/index.js";
+import type { NormStats } from "./normalization.js";
 
 /** Sizes of a tiny bundle. */
 export interface TinyDims {
@@ -30,6 +34,18 @@ export interface TinyWeights {
   queries: Float32Array; wq: Float32Array; wt: Float32Array; wk: Float32Array; wv: Float32Array;
   clsW: Float32Array; clsB: Float32Array;
   w1: Float32Array; b1: Float32Array; w2: Float32Array; b2: Float32Array;
+  /** Per-dim map normalized state → normalized action, and the flow gain γ and offset scale ε. */
+  holdScale: Float32Array; holdBias: Float32Array; gain: number; offsetScale: number;
+}
+
+/** Tiny bundle normalization: state mean-std, action min-max over X-One-like ranges (grippers are the last 2 dims, as in bimanual_16d). */
+export function tinyStats(dim: number): { state: Extract<NormStats, { kind: "mean_std" }>; action: Extract<NormStats, { kind: "min_max" }> } {
+  const all = Array.from({ length: dim }, (_, i) => i);
+  const isGripper = (i: number) => i >= dim - 2;
+  return {
+    state: { kind: "mean_std", dims: all, mean: all.map((i) => (isGripper(i) ? 0.04 : 0)), std: all.map((i) => (isGripper(i) ? 0.02 : 1)) },
+    action: { kind: "min_max", dims: all, min: all.map((i) => (isGripper(i) ? 0 : -2.8)), max: all.map((i) => (isGripper(i) ? 0.08 : 2.8)) },
+  };
 }
 
 /**
@@ -84,8 +100,14 @@ export function tinyWeights(dims: TinyDims, seed: number): TinyWeights {
   };
   const { cameras, stateDim: S, actionDim: A, featureDim: F, summaryTokens: T, horizon: H, hidden } = dims;
   const nIn = H * A + 1 + S + T * F;
+  if (S !== A) throw new Error(`tiny bundle: state dim ${S} must equal action dim ${A} (the head holds the current pose)`);
+  const { state, action } = tinyStats(S);
+  const range = (d: number) => action.max[d] - action.min[d];
   return {
     dims,
+    holdScale: Float32Array.from({ length: A }, (_, d) => (2 * state.std[d]) / range(d)),
+    holdBias: Float32Array.from({ length: A }, (_, d) => (2 * (state.mean[d] - action.min[d])) / range(d) - 1),
+    gain: 2, offsetScale: 0.05,
     encImg: mat(cameras.length * 3, F, 1), encState: mat(S, F), encBias: mat(1, F),
     embedding: mat(dims.vocabSize, F, 1), queries: mat(T, F, 1), wq: mat(F, F), wt: mat(F, F), wk: mat(F, F), wv: mat(F, F),
     clsW: mat(T * F, 1, F), clsB: Float32Array.of(-2), // biased towards "not ended"
@@ -143,7 +165,10 @@ export function tinyModels(w: TinyWeights): Record<"encoder" | "memory" | "class
   const nIn = H * A + 1 + S + T * F;
   const h1 = head.op("Tanh", [head.op("Add", [head.op("MatMul", [x, head.constF(w.w1, [nIn, hidden])]), head.constF(w.b1, [hidden])])]);
   const out = head.op("Add", [head.op("MatMul", [h1, head.constF(w.w2, [hidden, H * A])]), head.constF(w.b2, [H * A])]);
-  head.output("velocity", "float32", [1, H, A], head.op("Reshape", [out, head.constI([0, H, A])]));
+  const offset = head.op("Mul", [head.op("Tanh", [head.op("Reshape", [out, head.constI([0, H, A])])]), head.constF([w.offsetScale], [])]);
+  const hold = head.op("Add", [head.op("Mul", [hState, head.constF(w.holdScale, [A])]), head.constF(w.holdBias, [A])]);
+  const target = head.op("Add", [offset, head.op("Unsqueeze", [hold, head.constI([1])])]);
+  head.output("velocity", "float32", [1, H, A], head.op("Mul", [head.op("Sub", [target, noisy]), head.constF([w.gain], [])]));
 
   return { encoder: enc.toBytes(), memory: mem.toBytes(), classifier: cls.toBytes(), action_head: head.toBytes() };
 }
@@ -165,16 +190,11 @@ export function wordVocabulary(instructions: string[]): { vocabulary: Record<str
 export function tinyManifest(name: string, w: TinyWeights, vocabulary: Record<string, number[]>): PolicyManifest {
   const { cameras, height, width, stateDim: S, actionDim: A, maxTokens: L, featureDim: F, window: K, summaryTokens: T, horizon: H } = w.dims;
   const t = (tname: string, shape: (number | string)[], type: "float32" | "int64" = "float32") => ({ name: tname, type, shape });
-  const all = Array.from({ length: S }, (_, i) => i);
-  const isGripper = (i: number) => i % 8 === 7;
   return {
     format_version: 1, kind: "mem0", name, cameras,
     image: { width, height, pixel_normalization: { mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5] } },
     layout: { state: "bimanual_16d", action: "bimanual_16d" }, state_dim: S, action_dim: A,
-    normalization: {
-      state: { kind: "mean_std", dims: all, mean: all.map((i) => (isGripper(i) ? 0.04 : 0)), std: all.map((i) => (isGripper(i) ? 0.02 : 1)) },
-      action: { kind: "min_max", dims: all, min: all.map((i) => (isGripper(i) ? 0 : -2.8)), max: all.map((i) => (isGripper(i) ? 0.08 : 2.8)) },
-    },
+    normalization: tinyStats(S),
     tokenizer: { kind: "closed_vocabulary", max_length: L, pad_id: 0, vocabulary },
     horizon: H, flow_steps: 4, control_hz: 10,
     memory: { window: K, anchor: true, feature_dim: F, summary_tokens: T },
