@@ -1,0 +1,73 @@
+/**
+ * `engram record <run-config> [--source expert|leader|keyboard] [--task ID] [--episodes N] [--seed S]
+ * [--out DIR] [--resume DIR] [--max-steps N] [--no-cameras] [--keys] [--json]`: records teleop
+ * demonstrations, one MCAP per episode + episodes.jsonl (src/record/teleop/recordSession.ts).
+ * Keys (raw terminal, works over SSH): n save, f save as failure, r discard and re-record, space
+ * pause/hold, q stop; jog keys for --source keyboard (w/s, a/d, e/c, g, tab). The expert source
+ * runs without keys (saved by the sim's verdict) unless --keys is given. A progress line goes to
+ * stderr; with --json the last stdout line is the result object.
+ */
+import { resolve } from "node:path";
+import { loadRunConfig } from "../config/loaders.js";
+import { loadRobotProfile } from "../robot/loadRobotProfile.js";
+import { terminalKeys, type KeySource } from "../record/teleop/keys.js";
+import { recordEpisodes, type RecordProgress, type TeleopSourceKind } from "../record/teleop/recordSession.js";
+import { flagInt, flagString, parseArgs } from "./args.js";
+import { defaultRunDir, installStopSignals } from "./runDir.js";
+
+const USAGE = "usage: engram record <run-config.yaml> [--source expert|leader|keyboard] [--task ID] [--episodes N] [--seed S] [--out DIR] [--resume DIR] [--max-steps N] [--no-cameras] [--keys] [--json]\n";
+
+/** Entry point: 0 when every requested episode was saved, 130 when stopped by a signal or `q`, 2 on usage errors. */
+export async function main(args: string[]): Promise<number> {
+  const p = parseArgs(args, ["json", "no-cameras", "keys"]);
+  const configPath = p.positional[0];
+  if (!configPath) { process.stderr.write(USAGE); return 2; }
+  const source = flagString(p, "source", "expert") as TeleopSourceKind;
+  if (!["expert", "leader", "keyboard"].includes(source)) {
+    process.stderr.write(`engram record: --source "${source}" is not one of expert, leader, keyboard\n${USAGE}`);
+    return 2;
+  }
+  const run = loadRunConfig(configPath);
+  const cfg = run.config;
+  const robot = loadRobotProfile(run.robotPath);
+  const resumeDir = flagString(p, "resume");
+  const outDir = resolve(resumeDir ?? flagString(p, "out") ?? cfg.output ?? defaultRunDir(run.root, `record-${cfg.name}`));
+  const interactive = source !== "expert" || p.flags.has("keys");
+  const keys: KeySource | null = interactive && process.stdin.isTTY ? terminalKeys() : null;
+  const maxSteps = p.flags.has("max-steps") ? flagInt(p, "max-steps", 0) : undefined;
+  const stop = installStopSignals();
+  const json = p.flags.has("json");
+  try {
+    const result = await recordEpisodes({
+      run, robot, source, outDir, keys, maxSteps,
+      task: flagString(p, "task", cfg.task)!,
+      episodes: flagInt(p, "episodes", cfg.episodes),
+      seed: flagInt(p, "seed", cfg.sim.seed),
+      resume: resumeDir !== undefined,
+      cameras: !p.flags.has("no-cameras"),
+      signal: stop.signal,
+      onProgress: (pr) => process.stderr.write(progressLine(pr)),
+    });
+    process.stderr.write("\n");
+    const ok = result.saved.filter((l) => l.outcome === "success").length;
+    process.stdout.write(json
+      ? JSON.stringify(result) + "\n"
+      : `saved ${result.saved.length} episodes (${ok} success) to ${outDir}${result.discarded ? `, discarded ${result.discarded}` : ""}\n`);
+    return result.stopped ? 130 : 0;
+  } finally {
+    keys?.close();
+    stop.dispose();
+  }
+}
+
+/** One progress line (rewritten in place with \r; saved/discarded lines end with a newline). */
+export function progressLine(p: RecordProgress): string {
+  const head = `[record] episode ${p.episode}/${p.total}`;
+  switch (p.phase) {
+    case "reset": return `\r${head} reset the scene: starting in ${p.countdownS} s   `;
+    case "saved": return `\r${head} saved (${p.outcome}): ${p.frames} frames, ${p.dropped} dropped, ${p.elapsedS.toFixed(1)} s elapsed\n`;
+    case "discarded": return `\r${head} discarded (${p.outcome}) after ${p.frames} frames\n`;
+    case "recording":
+    case "paused": return `\r${head} ${p.phase === "paused" ? "PAUSED " : ""}${p.elapsedS.toFixed(1)} s, ${p.frames} frames, ${p.dropped} dropped   `;
+  }
+}

@@ -1,0 +1,183 @@
+/**
+ * One recorded episode = one ros2-profile MCAP: every configured topic (BusRecorder), the events,
+ * the episode's identity (Metadata `engram_episode`, written first so a killed recorder keeps it)
+ * and the subtask annotations, each published on /engram/annotations as it completes and all of
+ * them again as Metadata `engram_annotations` at close. Chunks are small (256 KiB, 500 ms), so a
+ * crash or kill -9 loses at most the open chunk (see McapRecorder).
+ */
+import { rmSync } from "node:fs";
+import { RELIABLE_QOS, type Bus, type Qos } from "../bus/types.js";
+import type { LocalBus } from "../bus/local.js";
+import { encode } from "../msgs/codec.js";
+import type { LoadedRobot } from "../robot/loadRobotProfile.js";
+import { SIM_SENSOR_QOS } from "../sim/node/sensors.js";
+import { EVENTS_QOS, EVENTS_TOPIC } from "../trial/eventLog.js";
+import { BusRecorder, type RecordedTopicSpec } from "./busRecorder.js";
+import type { RecorderSummary } from "./mcapRecorder.js";
+import { McapSource } from "./mcapReader.js";
+
+/** Subtask annotations topic (std_msgs/msg/String, one JSON `EpisodeAnnotation` per message). */
+export const ANNOTATIONS_TOPIC = "/engram/annotations";
+/** Annotations are few and must all arrive. */
+export const ANNOTATIONS_QOS: Qos = { ...RELIABLE_QOS, depth: 100 };
+/** Mem-0's subtask-end label: the last this-many frames of each segment are positives. */
+export const END_LABEL_FRAMES = 8;
+/** Chunk size of episode recordings: what a kill may lose at most. */
+export const EPISODE_CHUNK_BYTES = 256 * 1024;
+
+/** One language segment (RMBench style), with Mem-0's subtask-end labels. Times as decimal ns strings. */
+export interface EpisodeAnnotation {
+  text: string;
+  /** First and last control step of the segment (inclusive). */
+  start_step: number;
+  end_step: number;
+  /** Bus time of the start of `start_step` and of the end of `end_step`, ns. */
+  start_ns: string;
+  end_ns: string;
+  /** The frames labelled "subtask ends here": the last END_LABEL_FRAMES steps of the segment. */
+  end_label_steps: number[];
+}
+
+/** What identifies an episode (Metadata `engram_episode`; replay re-creates the sim scene from task + seed). */
+export interface EpisodeIdentity {
+  episode: number;
+  robot: string;
+  task: string;
+  seed: number;
+  source: string;
+  control_hz: number;
+  physics_hz: number | null;
+  /** Bus time of step 0's start, ns (decimal string). */
+  start_ns: string;
+}
+
+/** Builds one annotation from a segment; step k spans [start + k·period, start + (k+1)·period). */
+export function annotationOf(seg: { text: string; startStep: number; endStep: number }, episodeStartNs: bigint, controlHz: number): EpisodeAnnotation {
+  const periodNs = BigInt(Math.round(1e9 / controlHz));
+  const first = Math.max(seg.startStep, seg.endStep - END_LABEL_FRAMES + 1);
+  return {
+    text: seg.text,
+    start_step: seg.startStep,
+    end_step: seg.endStep,
+    start_ns: (episodeStartNs + BigInt(seg.startStep) * periodNs).toString(),
+    end_ns: (episodeStartNs + BigInt(seg.endStep + 1) * periodNs).toString(),
+    end_label_steps: Array.from({ length: seg.endStep - first + 1 }, (_, i) => first + i),
+  };
+}
+
+/**
+ * Every topic a run uses, for the episode recorder: joint states, cameras (+ infos), the command
+ * topics given, the leader arm, events, annotations and the sim's ground truth (absent on hardware:
+ * such channels just stay empty). `cameras: false` leaves the cameras out.
+ */
+export function episodeTopics(robot: LoadedRobot, commands: ReadonlyArray<{ topic: string; type: string }>, cameras = true): RecordedTopicSpec[] {
+  const p = robot.profile;
+  const latched = (depth: number): Qos => ({ ...RELIABLE_QOS, durability: "transient_local", depth });
+  const out: RecordedTopicSpec[] = [
+    { topic: p.joint_state.topic, type: "sensor_msgs/msg/JointState", qos: RELIABLE_QOS },
+    ...(cameras ? p.cameras.flatMap((c) => [
+      { topic: c.topic, type: c.encoding === "jpeg" ? "sensor_msgs/msg/CompressedImage" : "sensor_msgs/msg/Image", qos: SIM_SENSOR_QOS },
+      { topic: c.info_topic, type: "sensor_msgs/msg/CameraInfo", qos: SIM_SENSOR_QOS },
+    ]) : []),
+    ...commands.map((c) => ({ topic: c.topic, type: c.type, qos: RELIABLE_QOS })),
+    { topic: p.teleop.leader_topic, type: "sensor_msgs/msg/JointState", qos: RELIABLE_QOS },
+    { topic: EVENTS_TOPIC, type: "std_msgs/msg/String", qos: EVENTS_QOS },
+    { topic: ANNOTATIONS_TOPIC, type: "std_msgs/msg/String", qos: ANNOTATIONS_QOS },
+    { topic: "/sim/subtask_end", type: "std_msgs/msg/Bool", qos: RELIABLE_QOS },
+    { topic: "/sim/subtask", type: "std_msgs/msg/String", qos: latched(1) },
+    { topic: "/sim/checkpoints", type: "std_msgs/msg/String", qos: latched(20) },
+    { topic: "/sim/episode", type: "std_msgs/msg/String", qos: latched(1) },
+  ];
+  const seen = new Set<string>();
+  return out.filter((t) => !seen.has(t.topic) && seen.add(t.topic));
+}
+
+/** Messages the bus dropped so far for keep-all (recorder) subscriptions on `topics` (0 when the bus keeps no stats). */
+export function recorderDrops(bus: Bus, topics: ReadonlyArray<{ topic: string }>): number {
+  const stats = (bus as Partial<Pick<LocalBus, "stats">>).stats;
+  if (typeof stats !== "function") return 0;
+  const names = new Set(topics.map((t) => t.topic));
+  return stats.call(bus).filter((s) => names.has(s.topic) && s.qos.history === "keep_all").reduce((n, s) => n + s.dropped, 0);
+}
+
+/** Recording of one episode; `finish` keeps it, `discard` deletes it. */
+export class EpisodeWriter {
+  private readonly annotations: EpisodeAnnotation[] = [];
+  private readonly publishAnnotation: (cdr: Uint8Array) => void;
+  private readonly drops0: number;
+
+  private constructor(private readonly bus: Bus, readonly path: string, private readonly recorder: BusRecorder, readonly topics: readonly RecordedTopicSpec[]) {
+    this.publishAnnotation = bus.advertise(ANNOTATIONS_TOPIC, "std_msgs/msg/String", ANNOTATIONS_QOS);
+    this.drops0 = recorderDrops(bus, topics);
+  }
+
+  /** Opens `path`, subscribes `topics` and writes the identity metadata. */
+  static async start(bus: Bus, path: string, topics: readonly RecordedTopicSpec[], identity: EpisodeIdentity): Promise<EpisodeWriter> {
+    const recorder = await BusRecorder.start(bus, path, topics, { chunkSizeBytes: EPISODE_CHUNK_BYTES, maxChunkAgeMs: 500 });
+    await recorder.recorder.addMetadata("engram_episode", new Map(Object.entries(identity).map(([k, v]) => [k, String(v)])));
+    return new EpisodeWriter(bus, path, recorder, topics);
+  }
+
+  /** Messages written so far. */
+  get messageCount(): number { return this.recorder.messageCount; }
+  /** Messages the bus dropped for this recording so far. */
+  get dropped(): number { return recorderDrops(this.bus, this.topics) - this.drops0; }
+  /** Annotations published so far. */
+  get annotationCount(): number { return this.annotations.length; }
+
+  /** Publishes one completed segment on /engram/annotations (recorded like any topic). */
+  annotate(a: EpisodeAnnotation): void {
+    this.annotations.push(a);
+    this.publishAnnotation(encode("std_msgs/msg/String", { data: JSON.stringify(a) }));
+  }
+
+  /** Lets queued deliveries reach the recorder, writes `engram_annotations`, closes the file. */
+  async finish(outcome: "success" | "failure"): Promise<RecorderSummary> {
+    await settle(this.bus, this.topics);
+    await this.recorder.recorder.addMetadata("engram_annotations", new Map([
+      ["outcome", outcome],
+      ["annotations", JSON.stringify(this.annotations)],
+    ]));
+    return this.recorder.stop();
+  }
+
+  /** Closes and deletes the file (`r`: discard and re-record). */
+  async discard(): Promise<void> {
+    await this.recorder.stop();
+    rmSync(this.path, { force: true });
+  }
+}
+
+/** Waits until the bus has delivered what is queued for `topics` (LocalBus delivers on setImmediate); a few turns on other buses. */
+export async function settle(bus: Bus, topics: ReadonlyArray<{ topic: string }>): Promise<void> {
+  const stats = (bus as Partial<Pick<LocalBus, "stats">>).stats;
+  const names = new Set(topics.map((t) => t.topic));
+  for (let i = 0; i < 1000; i++) {
+    await new Promise<void>((r) => setImmediate(r));
+    if (i >= 2 && (typeof stats !== "function" || stats.call(bus).every((s) => !names.has(s.topic) || s.queued === 0))) return;
+  }
+}
+
+/** Reads the Metadata records of an MCAP (complete or truncated) by name. */
+export async function readMcapMetadata(path: string): Promise<Map<string, Map<string, string>>> {
+  const source = await McapSource.open(path, "stream");
+  const out = new Map<string, Map<string, string>>();
+  try {
+    await source.scan((rec) => { if (rec.type === "Metadata") out.set(rec.name, rec.metadata); });
+  } finally {
+    await source.close();
+  }
+  return out;
+}
+
+/** The identity of a recorded episode (Metadata `engram_episode`), or null when absent. */
+export function identityOf(meta: Map<string, Map<string, string>>): EpisodeIdentity | null {
+  const m = meta.get("engram_episode");
+  if (!m) return null;
+  const num = (k: string) => Number(m.get(k));
+  return {
+    episode: num("episode"), robot: m.get("robot") ?? "", task: m.get("task") ?? "", seed: num("seed"),
+    source: m.get("source") ?? "", control_hz: num("control_hz"),
+    physics_hz: m.get("physics_hz") === "null" ? null : num("physics_hz"), start_ns: m.get("start_ns") ?? "0",
+  };
+}
