@@ -12,7 +12,7 @@ export { stepLimit } from "./types.js";
 export { mulberry32, type Rng } from "./rng.js";
 export { CheckpointTracker, type CheckpointReached } from "./checkpoints.js";
 
-const TASKS: TaskDefinition<TaskScene>[] = [putBackBlock, rearrangeBlocks, swapBlocks, coverBlocks, pressButton] as TaskDefinition<never>[] as TaskDefinition<TaskScene>[];
+const TASKS: TaskDefinition<TaskScene>[] = [putBackBlock, rearrangeBlocks, swapBlocks, coverBlocks, pressButton];
 
 /** All tasks, in RMBench order. */
 export function listTasks(): TaskDefinition<TaskScene>[] {
