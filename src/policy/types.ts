@@ -1,5 +1,6 @@
 /** Policy contracts (DESIGN.md §3). The runtime calls observe() every tick and act() when the scheduler needs a chunk. */
 
+/** What reset() gets about the episode about to start. */
 export interface EpisodeInfo {
   task: string;
   episode: number;
@@ -17,6 +18,7 @@ export interface PreparedObservation {
   state: Float64Array;
 }
 
+/** Result of one observe() tick. */
 export interface ObserveResult {
   /** Classifier logit for "the current subtask has ended". */
   logit: number;
@@ -33,6 +35,7 @@ export interface ActionChunk {
   dim: number;
 }
 
+/** What the runtime must know to feed a policy: cameras, image size, layout, horizon, rates. */
 export interface PolicySpec {
   name: string;
   cameras: string[];
@@ -45,6 +48,7 @@ export interface PolicySpec {
   pixelNormalization?: { mean: number[]; std: number[] };
 }
 
+/** A policy the control loop drives (DESIGN.md §3). Wrap to add behaviour (logging, remote). */
 export interface Policy {
   readonly spec: PolicySpec;
   /** Clears all memory. Called before each episode. */

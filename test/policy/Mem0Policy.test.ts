@@ -161,3 +161,18 @@ test("bad inputs are rejected with what and where", async () => {
   await p.close();
   await assert.rejects(loadMem0Policy(join(root, "pos")), /needs a robot profile or actionJointNames/);
 });
+
+test("provider cuda: runs on CUDA where available, else falls back to CPU with one log line", async () => {
+  const lines: string[] = [];
+  const a = await policy({ provider: "cuda", log: (l) => lines.push(l) });
+  const b = await policy({ provider: "cuda", log: (l) => lines.push(l) });
+  if (a.p.provider === "cpu") {
+    assert.equal(lines.length, 1, "logged once per process (each test file runs in its own process)");
+    assert.match(lines[0], /CUDA execution provider unavailable .*running ONNX models on CPU/);
+  }
+  assert.equal(b.p.provider, a.p.provider);
+  const o = observation();
+  assert.equal(typeof (await b.p.observe(o)).logit, "number");
+  await a.p.close();
+  await b.p.close();
+});
