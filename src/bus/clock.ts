@@ -36,7 +36,8 @@ interface Waiter {
  * Lock-step simulated time. Time moves only when the owner calls `advanceTo`/`advanceBy`; each
  * pending `sleepUntil` is resolved in time order (ties in call order), with `nowNs()` equal to its
  * wake time while its continuation runs, and the advance returns once every waiter due by the
- * target has run (including waiters they add). Used for the sim's lock-step mode and fed by
+ * target has run (including waiters they add) and the local-bus messages they published have been
+ * delivered (one hop: a subscriber's own publish may land after the advance returns). Used for the sim's lock-step mode and fed by
  * `/clock` for ROS `use_sim_time` (see `TopicClock`).
  */
 export class SimClock implements Clock {
@@ -103,8 +104,10 @@ export class SimClock implements Clock {
       if (next === undefined) break;
       if (next.atNs > this.now) this.now = next.atNs;
       next.resolve();
-      // Let the woken continuation (and anything it schedules with setImmediate, such as
-      // local-bus deliveries) run at its wake time before time moves on.
+      // Let the woken continuation run at its wake time (its microtasks run before the first
+      // turn), then what it scheduled with setImmediate, such as the local bus delivering what it
+      // published (queued after our first turn, so a second turn), before time moves on.
+      await new Promise<void>((r) => setImmediate(r));
       await new Promise<void>((r) => setImmediate(r));
     }
     this.now = targetNs;

@@ -12,6 +12,8 @@ export { RELIABLE_QOS, SENSOR_QOS } from "./types.js";
 export { SimClock, TopicClock, WallClock } from "./clock.js";
 export { LocalBus, type LocalBusOptions, type SubscriberStats } from "./local.js";
 export type { DeliveryCounts, OnCallbackError, OnMessage } from "./deliveryQueue.js";
+export type { Ros2BusOptions } from "./ros2.js";
+export type { ReplayOptions } from "./replay.js";
 export { describeDecodeFailure, publisher, topic$, type DecodeFailure, type MessageCodec, type Received, type TopicOptions } from "./rx.js";
 
 /**

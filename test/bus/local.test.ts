@@ -195,3 +195,22 @@ test("keep_all delivers a 20000-message burst complete and in order (the FIFO is
   assert.deepEqual(bus.stats("/burst").map((s) => [s.delivered, s.dropped, s.queued]), [[20000, 0, 0]]);
   await bus.close();
 });
+
+test("lock-step: messages a sleeper publishes are delivered, stamped with sim time, before advanceTo returns", async () => {
+  const clock = new SimClock(0n);
+  const bus = new LocalBus({ clock });
+  const pub = bus.advertise("/tick", T, RELIABLE);
+  const got: bigint[] = [];
+  bus.subscribe("/tick", T, RELIABLE, (_cdr, ns) => got.push(ns));
+  void (async () => {
+    for (let t = 100n; t <= 300n; t += 100n) {
+      await clock.sleepUntil(t);
+      pub(bytes(0));
+    }
+  })();
+  await clock.advanceTo(250n);
+  assert.deepEqual(got, [100n, 200n]);
+  await clock.advanceTo(300n);
+  assert.deepEqual(got, [100n, 200n, 300n]);
+  await bus.close();
+});
