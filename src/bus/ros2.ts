@@ -32,9 +32,15 @@ export interface Ros2BusOptions {
 
 /**
  * Loads the real rclnodejs with a dynamic import, only when ROS 2 is sourced (ROS_DISTRO and
- * AMENT_PREFIX_PATH set). Rejects with a message saying what is missing and how to fix it.
+ * AMENT_PREFIX_PATH set). Rejects with a message saying what is missing and how to fix it, or
+ * why the import failed. `importModule` is the import itself (a test hook).
+ * NOTE: without a sourced ROS 2, importing rclnodejs makes it try `npm run rebuild` (node-gyp),
+ * which is slow and fails; the environment check keeps that from ever happening here.
  */
-export async function loadRclnodejs(env: NodeJS.ProcessEnv = process.env): Promise<Rclnodejs> {
+export async function loadRclnodejs(
+  env: NodeJS.ProcessEnv = process.env,
+  importModule: (specifier: string) => Promise<unknown> = (specifier) => import(specifier),
+): Promise<Rclnodejs> {
   const missing = ["ROS_DISTRO", "AMENT_PREFIX_PATH"].filter((k) => !env[k]);
   if (missing.length > 0) {
     throw new Error(
@@ -44,7 +50,7 @@ export async function loadRclnodejs(env: NodeJS.ProcessEnv = process.env): Promi
   const specifier = "rclnodejs";
   let mod: { default?: Rclnodejs } & Partial<Rclnodejs>;
   try {
-    mod = (await import(specifier)) as typeof mod;
+    mod = (await importModule(specifier)) as typeof mod;
   } catch (err) {
     throw new Error(
       `ros2 bus requested but rclnodejs could not be loaded (ROS_DISTRO=${env.ROS_DISTRO}): ${(err as Error).message}. ` +

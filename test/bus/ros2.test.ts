@@ -28,6 +28,19 @@ test("requesting ros2 without a sourced ROS 2 fails with a clear message", async
   await assert.rejects(loadRclnodejs({ ROS_DISTRO: "humble" }), /not available: AMENT_PREFIX_PATH not set/);
 });
 
+test("ROS 2 sourced but rclnodejs fails to load: a clear error with the cause", async () => {
+  const env = { ROS_DISTRO: "humble", AMENT_PREFIX_PATH: "/opt/ros/humble" };
+  const failing = async (): Promise<never> => {
+    throw new Error("librcl.so: cannot open shared object file");
+  };
+  await assert.rejects(
+    loadRclnodejs(env, failing),
+    /ros2 bus requested but rclnodejs could not be loaded \(ROS_DISTRO=humble\): librcl\.so: cannot open shared object file/,
+  );
+  const fake = createFakeRclnodejs();
+  assert.equal(await loadRclnodejs(env, async () => ({ default: fake })), fake, "the module's default export is rclnodejs");
+});
+
 test("QoS maps to rmw enums exactly as rclnodejs lib/qos.js numbers them", () => {
   const fake = createFakeRclnodejs();
   assert.deepEqual({ ...toRclQos(fake.QoS, SENSOR) }, { history: 1, depth: 5, reliability: 2, durability: 2 });
