@@ -143,6 +143,7 @@ export class LocalBus implements Bus {
       for (const s of t.subscribers) s.queue.close();
     }
     this.topics.clear();
+    this.allSubscribers.length = 0;
   }
 
   private assertOpen(what: string): void {
