@@ -5,7 +5,7 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { McapSource } from "./mcapReader.js";
+import { McapSource, type RecordedTopic } from "./mcapReader.js";
 import { qosFromOfferedYaml } from "./mcapQos.js";
 import type { Qos } from "../bus/types.js";
 
@@ -66,6 +66,7 @@ export async function summarizeMcap(path: string): Promise<McapSummary> {
     const src = await McapSource.open(file, "auto");
     try {
       const counts = new Map<number, number>();
+      let channels: Map<number, RecordedTopic> | undefined;
       const stats = src.statistics;
       if (src.mode === "indexed" && stats) {
         for (const [id, n] of stats.channelMessageCounts) counts.set(id, Number(n));
@@ -73,7 +74,8 @@ export async function summarizeMcap(path: string): Promise<McapSummary> {
         summary.chunkCount += stats.chunkCount;
       } else {
         if (src.fallbackReason) summary.unindexed.push({ file: basename(file), reason: src.fallbackReason });
-        const scan = await src.scan((rec) => {
+        const scan = await src.scan((rec, seen) => {
+          channels = seen;
           if (rec.type !== "Message") return;
           counts.set(rec.channelId, (counts.get(rec.channelId) ?? 0) + 1);
           seeTime(rec.logTime);
@@ -82,7 +84,7 @@ export async function summarizeMcap(path: string): Promise<McapSummary> {
         summary.profile ||= scan.header?.profile ?? "";
       }
       if (src.mode === "indexed") summary.profile ||= (await src.header())?.profile ?? "";
-      for (const t of await src.topics()) {
+      for (const t of channels ? [...channels.values()] : await src.topics()) {
         const key = `${t.topic}\u0000${t.type}`;
         const entry = byKey.get(key) ?? {
           topic: t.topic, type: t.type, count: 0, serializationFormat: t.messageEncoding,

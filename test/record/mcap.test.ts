@@ -121,6 +121,9 @@ test("a copy cut in the middle is recovered with all of its complete chunks", as
   assert.equal(auto.mode, "stream");
   assert.match(auto.fallbackReason ?? "", /no usable index/);
   await auto.close();
+  const info = await summarizeMcap(cut);
+  assert.equal(info.messageCount, expected, "inspect counts the complete chunks of a truncated file");
+  assert.equal(info.unindexed.length, 1);
 
   const out = join(dir, "cut.recovered.mcap");
   const r = await recoverMcap(cut);
