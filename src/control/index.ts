@@ -7,3 +7,4 @@ export { Watchdog, watchedTopics, checkTimeout, withDeadline, type WatchedTopic 
 export { StopLatch, type StopLatchOptions, type ResumeSource } from "./stopLatch.js";
 export { InterventionCounter, type InterventionCounts } from "./interventionCounter.js";
 export * from "./output/index.js";
+export { reorderChunk } from "./reorderChunk.js";

@@ -7,8 +7,9 @@ export interface RecordedTopicSpec { topic: string; type: RosType; qos: Qos }
 
 /**
  * Records bus topics into one ros2-profile MCAP, like `ros2 bag record`: every message with its
- * receive time as logTime. The recorder's subscriptions are reliable keep-all so the recording,
- * unlike a control loop, never drops a message it was delivered.
+ * receive time as logTime; each channel's metadata carries the publisher's offered QoS. The
+ * recorder subscribes best-effort (compatible with every publisher) and keep-all, so unlike a
+ * control loop it never drops a message it was delivered.
  */
 export class BusRecorder {
   private readonly unsubscribes: Array<() => void> = [];
@@ -19,7 +20,7 @@ export class BusRecorder {
     const self = new BusRecorder(recorder);
     for (const t of topics) {
       await recorder.addTopic(t.topic, t.type, t.qos);
-      const qos: Qos = { ...t.qos, reliability: t.qos.reliability, history: "keep_all" };
+      const qos: Qos = { reliability: "best_effort", durability: "volatile", history: "keep_all", depth: t.qos.depth };
       self.unsubscribes.push(bus.subscribe(t.topic, t.type, qos, (cdr, receivedNs) => {
         void recorder.write(t.topic, cdr, receivedNs);
       }));

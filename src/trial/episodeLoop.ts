@@ -18,7 +18,7 @@ import { plannerContext } from "../policy/planner/gating.js";
 import { toPolicyVector } from "../robot/layout.js";
 import type { CameraSpec, LayoutSpec, RobotProfile } from "../robot/types.js";
 import {
-  eventsOf, firstHold, type ActionScheduler, type Gate, type Hold, type JointPositions, type OutputAdapter,
+  firstHold, reorderChunk, withDeadline, InterventionCounter, type ActionScheduler, type Gate, type Hold, type JointPositions, type OutputAdapter,
   type Outgoing, type SafetyFilter, type StopLatch, type Watchdog,
 } from "../control/index.js";
 import type { EventLog } from "./eventLog.js";
@@ -59,6 +59,8 @@ export interface EpisodeLoopOptions {
   checkEnd: (step: number) => EpisodeEnd | null;
   /** Camera whose JPEG the planner sees (initial and subtask-end images). Default: the first policy camera. */
   plannerCamera?: string;
+  /** policy.act() deadline on the bus clock; past it the robot holds (default 1000 ms). */
+  actTimeoutMs?: number;
 }
 
 export interface EpisodeLoopResult {
@@ -69,6 +71,8 @@ export interface EpisodeLoopResult {
   declaredEnds: number[];
   plannerLatenciesMs: number[];
   logits: number[];
+  /** Safety interventions and holds (a lasting hold counts once). */
+  interventions: number;
 }
 
 type Latest = { cdr: Uint8Array; receivedNs: bigint };
@@ -107,11 +111,16 @@ export async function runEpisodeLoop(o: EpisodeLoopOptions): Promise<EpisodeLoop
     publishers.get(out.topic)!(codec.encode(out.message));
   };
 
+  const layoutNames = o.layout.kind === "joint" ? o.layout.names : [...o.layout.dims];
   const startNs = o.bus.clock.nowNs();
-  const res: EpisodeLoopResult = { end: { kind: "failure", reason: "step limit" }, steps: 0, timings: [], lateTicks: 0, declaredEnds: [], plannerLatenciesMs: [], logits: [] };
+  const res: EpisodeLoopResult = { end: { kind: "failure", reason: "step limit" }, steps: 0, timings: [], lateTicks: 0, declaredEnds: [], plannerLatenciesMs: [], logits: [], interventions: 0 };
+  const counter = new InterventionCounter();
+  const report = (verdict: Parameters<InterventionCounter["observe"]>[0], step: number): void => {
+    for (const e of counter.observe(verdict)) o.events.emit({ ...e, step });
+  };
   const finished: FinishedSubtask[] = [];
   let initialJpeg: Uint8Array | null = null;
-  let lastHold: string | null = null;
+  let holding: string | null = null;
   let currentSubtask = o.globalTask;
   const plannerCamera = o.plannerCamera ?? cameras[0]?.name;
 
@@ -124,13 +133,12 @@ export async function runEpisodeLoop(o: EpisodeLoopOptions): Promise<EpisodeLoop
     msg.name.forEach((n, i) => { out[n] = msg.position[i]!; });
     return out;
   };
-  const hold = (h: Hold, measured: JointPositions | null, stampNs: bigint): void => {
+  const hold = (h: Hold, measured: JointPositions | null, stampNs: bigint, step: number): void => {
     o.scheduler.clear();
     o.safety.noteHold();
     if (measured) for (const out of o.output.buildHold(measured, stampNs)) publish(out);
-    const key = `${h.reason}:${h.topic ?? ""}`;
-    if (key !== lastHold) for (const e of eventsOf(h)) o.events.emit({ ...e });
-    lastHold = key;
+    report(h, step);
+    holding = h.reason;
   };
   const askPlanner = async (step: number): Promise<EpisodeEnd | null> => {
     if (!o.planner) return null;
@@ -167,9 +175,9 @@ export async function runEpisodeLoop(o: EpisodeLoopOptions): Promise<EpisodeLoop
     res.steps = k + 1;
     const measured = measuredPositions();
     const gate: Gate = firstHold(o.stops.check(tickNs), o.watchdog.check(tickNs));
-    if (gate.kind === "hold") { hold(gate, measured, tickNs); return o.checkEnd(k); }
-    if (!measured) { hold({ kind: "hold", reason: "stale", topic: o.profile.joint_state.topic, details: `joint state on ${o.profile.joint_state.topic} is malformed or has mismatched name/position lengths` }, null, tickNs); return o.checkEnd(k); }
-    if (lastHold !== null) { o.events.emit({ event: "hold_released", step: k, reason: lastHold }); lastHold = null; }
+    if (gate.kind === "hold") { hold(gate, measured, tickNs, k); return o.checkEnd(k); }
+    if (!measured) { hold({ kind: "hold", reason: "stale", topic: o.profile.joint_state.topic, details: `joint state on ${o.profile.joint_state.topic} is malformed or has mismatched name/position lengths` }, null, tickNs, k); return o.checkEnd(k); }
+    if (holding !== null) { o.events.emit({ event: "hold_released", step: k, reason: holding }); holding = null; }
 
     // Preprocess: decode + resize on sharp's threads, all cameras in parallel.
     const images: Record<string, Float32Array> = {};
@@ -180,7 +188,7 @@ export async function runEpisodeLoop(o: EpisodeLoopOptions): Promise<EpisodeLoop
         images[cam.name] = await frameToTensor(frame, o.imageSpecs[cam.name]!, cam.topic);
       }));
     } catch (err) {
-      hold({ kind: "hold", reason: "stale", details: (err as Error).message }, measured, tickNs);
+      hold({ kind: "hold", reason: "stale", details: (err as Error).message }, measured, tickNs, k);
       return o.checkEnd(k);
     }
     const names = Object.keys(measured);
@@ -193,7 +201,7 @@ export async function runEpisodeLoop(o: EpisodeLoopOptions): Promise<EpisodeLoop
       o.events.emit({ event: "subtask_start", step: 0, subtask: o.globalTask, source: "global" });
       if (shouldCallPlanner(o.complexity, { kind: "episode_start" })) {
         const end = await askPlanner(0);
-        if (end) { hold({ kind: "hold", reason: "timeout", details: "planner failed at episode start" }, measured, tickNs); return end; }
+        if (end) { hold({ kind: "hold", reason: "timeout", details: "planner failed at episode start" }, measured, tickNs, 0); return end; }
       }
     }
     const observed = await o.policy.observe({ stampNs: tickNs, images, state });
@@ -206,8 +214,7 @@ export async function runEpisodeLoop(o: EpisodeLoopOptions): Promise<EpisodeLoop
       o.scheduler.clear();
       if (shouldCallPlanner(o.complexity, { kind: "tick", subtaskEnded: true })) {
         // The robot holds while the planner thinks: the running chunk must not continue.
-        hold({ kind: "hold", reason: "timeout", details: "waiting for the planner" }, measured, tickNs);
-        lastHold = null;
+        hold({ kind: "hold", reason: "timeout", details: "waiting for the planner" }, measured, tickNs, k);
         finished.push({ subtask: currentSubtask, endImageJpeg: (await jpegOf(cameras.find((c) => c.name === plannerCamera))) ?? new Uint8Array() });
         const end = await askPlanner(k);
         if (end) return end;
@@ -215,25 +222,32 @@ export async function runEpisodeLoop(o: EpisodeLoopOptions): Promise<EpisodeLoop
     }
 
     if (o.scheduler.needsChunk()) {
-      const chunk = await o.policy.act();
-      const verdict = o.safety.checkChunk(chunk, measured);
-      for (const e of eventsOf(verdict)) o.events.emit({ ...e, step: k });
-      if (verdict.kind === "hold") { hold(verdict, measured, tickNs); timing.actMs = performance.now() - t2; return o.checkEnd(k); }
+      const acted = await withDeadline("policy.act()", o.policy.act(), o.bus.clock, o.actTimeoutMs ?? 1000);
+      if (acted.kind === "hold") { hold(acted, measured, tickNs, k); return o.checkEnd(k); }
+      const verdict = o.safety.checkChunk(reorderChunk(acted.value, layoutNames), measured);
+      if (verdict.kind === "hold") { hold(verdict, measured, tickNs, k); timing.actMs = performance.now() - t2; return o.checkEnd(k); }
+      report(verdict, k);
       const accepted = o.scheduler.accept(verdict.command);
-      if (accepted.kind === "hold") { hold(accepted, measured, tickNs); return o.checkEnd(k); }
-      for (const out of o.output.buildChunk(verdict.command, tickNs, measured)) publish(out);
+      if (accepted.kind === "hold") { hold(accepted, measured, tickNs, k); return o.checkEnd(k); }
+      // With temporal ensembling the executed remainder is a blend: publish what will run, re-checked.
+      const pending = o.scheduler.pending();
+      const running = pending ? o.safety.checkChunk(pending, measured) : verdict;
+      if (running.kind === "hold") { hold(running, measured, tickNs, k); return o.checkEnd(k); }
+      for (const out of o.output.buildChunk(running.command, tickNs, measured)) publish(out);
     }
     const t3 = performance.now();
     timing.actMs = t3 - t2;
 
     const command = o.scheduler.next();
     if (!command) {
-      hold({ kind: "hold", reason: "no_action", details: `no action covers tick ${k}` }, measured, tickNs);
+      hold({ kind: "hold", reason: "no_action", details: `no action covers tick ${k}` }, measured, tickNs, k);
     } else {
       const verdict = o.safety.checkStep(command, measured);
-      for (const e of eventsOf(verdict)) o.events.emit({ ...e, step: k });
-      if (verdict.kind === "hold") hold(verdict, measured, tickNs);
-      else for (const out of o.output.buildStep(verdict.command, tickNs, measured)) publish(out);
+      if (verdict.kind === "hold") hold(verdict, measured, tickNs, k);
+      else {
+        report(verdict, k);
+        for (const out of o.output.buildStep(verdict.command, tickNs, measured)) publish(out);
+      }
     }
     timing.publishMs = performance.now() - t3;
     if (o.realtime && o.bus.clock.nowNs() > tickNs + periodNs) res.lateTicks++;
@@ -254,12 +268,14 @@ export async function runEpisodeLoop(o: EpisodeLoopOptions): Promise<EpisodeLoop
   try {
     const { end } = await firstValueFrom(ticks$);
     if (end) res.end = end;
+    if (res.end.kind === "aborted") hold({ kind: "hold", reason: "shutdown", details: res.end.reason }, measuredPositions(), o.bus.clock.nowNs(), res.steps);
   } catch (err) {
     const measured = measuredPositions();
-    hold({ kind: "hold", reason: "error", details: (err as Error).message }, measured, o.bus.clock.nowNs());
+    hold({ kind: "hold", reason: "error", details: (err as Error).message }, measured, o.bus.clock.nowNs(), res.steps);
     o.events.emit({ event: "fault", reason: (err as Error).message });
     res.end = { kind: "aborted", reason: (err as Error).message };
   }
+  res.interventions = counter.snapshot().total;
   return res;
 }
 

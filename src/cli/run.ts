@@ -1,0 +1,56 @@
+/**
+ * `engram run <run-config> [--policy DIR] [--task ID] [--episodes N] [--seed S] [--out DIR] [--json]`:
+ * runs policy episodes on the sim twin and writes the run folder (DESIGN.md §5). With --json the
+ * last line printed is the summary object. SIGINT/SIGTERM: the current episode holds, its MCAP is
+ * closed, the summary of the finished episodes is written, and the process exits (within 4 s).
+ */
+import { resolve } from "node:path";
+import { loadRunConfig } from "../config/loaders.js";
+import { loadRobotProfile } from "../robot/loadRobotProfile.js";
+import { runTrial } from "../trial/runTrial.js";
+import { flagInt, flagString, parseArgs } from "./args.js";
+import { defaultRunDir, installStopSignals } from "./runDir.js";
+
+export async function main(args: string[]): Promise<number> {
+  const p = parseArgs(args, ["json"]);
+  const configPath = p.positional[0];
+  if (!configPath) {
+    process.stderr.write("usage: engram run <run-config.yaml> [--policy DIR] [--task ID] [--episodes N] [--seed S] [--out DIR] [--json]\n");
+    return 2;
+  }
+  const run = loadRunConfig(configPath);
+  const cfg = run.config;
+  const policyFlag = flagString(p, "policy");
+  const policyPath = policyFlag ? resolve(policyFlag) : run.bundlePath;
+  if (!policyPath) throw new Error(`${configPath}: no policy bundle: set policy.bundle in the run config or pass --policy <bundle>`);
+  const robot = loadRobotProfile(run.robotPath);
+  const episodes = flagInt(p, "episodes", cfg.episodes);
+  const outDir = resolve(flagString(p, "out") ?? cfg.output ?? defaultRunDir(run.root, cfg.name));
+  const json = p.flags.has("json");
+  const stop = installStopSignals();
+  const t0 = performance.now();
+  let successes = 0;
+  try {
+    const summary = await runTrial({
+      run, robot, policyPath, outDir, episodes,
+      task: flagString(p, "task", cfg.task)!,
+      seed: flagInt(p, "seed", cfg.sim.seed),
+      signal: stop.signal,
+      onEpisode: (r, i) => {
+        if (r.outcome === "success") successes++;
+        const elapsed = (performance.now() - t0) / 1000;
+        process.stderr.write(`[run] ${progressBar(i + 1, episodes)} episode ${i + 1}/${episodes} seed ${r.seed}: ${r.outcome} in ${r.steps} steps; ${successes}/${i + 1} successes; ${elapsed.toFixed(1)} s elapsed\n`);
+      },
+    });
+    process.stderr.write(`[run] wrote ${outDir}\n`);
+    process.stdout.write(json ? JSON.stringify(summary) + "\n" : `${summary.task}: ${summary.successes}/${summary.episodes} successes, tick p50 ${summary.tick_ms.p50} ms; run folder ${outDir}\n`);
+    return stop.signal.aborted ? 130 : 0;
+  } finally {
+    stop.dispose();
+  }
+}
+
+function progressBar(done: number, total: number, width = 20): string {
+  const filled = Math.round((done / Math.max(1, total)) * width);
+  return `[${"#".repeat(filled)}${".".repeat(width - filled)}]`;
+}
