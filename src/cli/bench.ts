@@ -11,6 +11,7 @@ const SECTIONS: Record<string, () => Promise<{ bench(): Promise<Record<string, u
   observe: () => import("../observe/bench.js"),
   policy: () => import("../policy/bench.js"),
   control: () => import("../control/bench.js"),
+  trial: () => import("../trial/bench.js"),
 };
 
 export async function main(args: string[]): Promise<number> {
