@@ -18,6 +18,8 @@ export interface LeaderForwarderOptions {
   leaderStaleAfterMs?: number;
   /** Receives every safety intervention/hold event. */
   onEvent?: (e: SafetyEvent) => void;
+  /** Subscribe to the leader topic (default true); false: the caller supplies targets to `forward`. */
+  followLeader?: boolean;
 }
 
 /** What one tick did. */
@@ -54,7 +56,7 @@ export class LeaderForwarder {
     this.output = createOutput(o.profile, this.layout, { controlHz: o.controlHz });
     for (const a of this.output.advertisements) this.publishers.set(a.topic, o.bus.advertise(a.topic, a.type, RELIABLE_QOS));
     const js = codecFor("sensor_msgs/msg/JointState");
-    this.unsubscribes.push(o.bus.subscribe(o.profile.teleop.leader_topic, "sensor_msgs/msg/JointState", SENSOR_QOS, (cdr, receivedNs) => {
+    if (o.followLeader !== false) this.unsubscribes.push(o.bus.subscribe(o.profile.teleop.leader_topic, "sensor_msgs/msg/JointState", SENSOR_QOS, (cdr, receivedNs) => {
       try { this.leader = { msg: js.decode(cdr), receivedNs }; } catch { /* a malformed leader message is ignored: staleness then holds */ }
     }));
     this.unsubscribes.push(o.bus.subscribe(o.profile.joint_state.topic, "sensor_msgs/msg/JointState", SENSOR_QOS, (cdr) => {
@@ -83,11 +85,19 @@ export class LeaderForwarder {
       const why = leader ? `leader on ${this.o.profile.teleop.leader_topic} is ${Number(nowNs - leader.receivedNs) / 1e6} ms old (limit ${this.o.leaderStaleAfterMs ?? 200} ms)` : `no leader message on ${this.o.profile.teleop.leader_topic}`;
       return this.holdWith({ kind: "hold", reason: "stale", topic: this.o.profile.teleop.leader_topic, details: why }, measured, nowNs);
     }
-    const positions = new Float64Array(this.names.length);
-    for (let i = 0; i < this.names.length; i++) {
-      const k = leader.msg.name.indexOf(this.names[i]!);
-      positions[i] = k >= 0 && k < leader.msg.position.length ? leader.msg.position[k]! : measured[this.names[i]!]!;
-    }
+    const target: Record<string, number> = {};
+    leader.msg.name.forEach((n, i) => { if (i < leader.msg.position.length) target[n] = leader.msg.position[i]!; });
+    return this.forward(target, nowNs);
+  }
+
+  /**
+   * Checks `target` (joint name → position; joints it lacks keep their measured position) through
+   * the safety filter (rate-limited from the last command or the measured position) and publishes it.
+   */
+  forward(target: Readonly<Record<string, number>>, nowNs: bigint): ForwardResult {
+    const measured = this.measured;
+    if (!measured) return { kind: "hold", reason: `no follower joint state on ${this.o.profile.joint_state.topic}` };
+    const positions = Float64Array.from(this.names, (n) => target[n] ?? measured[n]!);
     const verdict: Verdict<JointCommand> = this.safety.checkStep({ jointNames: this.names, positions }, measured);
     for (const e of eventsOf(verdict)) this.o.onEvent?.(e);
     if (verdict.kind === "hold") return this.holdWith(verdict, measured, nowNs);

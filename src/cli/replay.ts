@@ -1,0 +1,72 @@
+/**
+ * `engram replay <episode.mcap> [--config run-config] [--rate F] [--to sim|bus] [--through-policy BUNDLE] [--json]`
+ *
+ * --to sim (default): the sim twin in-process, lock-step, scene from the recorded task + seed.
+ * --to bus: the run config's bus (a robot over ROS 2, or the in-process sim in real time).
+ * Both first move to the recorded start pose slowly through the safety filter, then re-send the
+ * recorded commands at recorded timing / rate, and print the tracking error (and sim success).
+ * --through-policy: instead, feeds the recorded observations through the policy offline and writes
+ * `<name>.policy.mcap` beside the episode, comparing declared subtask ends with the annotations.
+ * Without --config the run config is the launch/*.yaml with the sim enabled for the recorded robot.
+ */
+import { readdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { loadRunConfig, type LoadedRunConfig } from "../config/loaders.js";
+import { identityOf, readMcapMetadata } from "../record/episodeWriter.js";
+import { replayEpisode } from "../record/replay.js";
+import { replayThroughPolicy } from "../record/replayPolicy.js";
+import { loadRobotProfile } from "../robot/loadRobotProfile.js";
+import { flagString, parseArgs } from "./args.js";
+import { installStopSignals } from "./runDir.js";
+
+const USAGE = "usage: engram replay <episode.mcap> [--config run-config.yaml] [--rate F] [--to sim|bus] [--through-policy BUNDLE] [--json]\n";
+
+/** Entry point: 0 when the replay ran (and, in the sim, succeeded), 1 when the sim task failed, 2 on usage errors. */
+export async function main(args: string[]): Promise<number> {
+  const p = parseArgs(args, ["json"]);
+  const file = p.positional[0];
+  if (!file) { process.stderr.write(USAGE); return 2; }
+  const to = flagString(p, "to", "sim");
+  if (to !== "sim" && to !== "bus") { process.stderr.write(`engram replay: --to "${to}" is not sim or bus\n${USAGE}`); return 2; }
+  const rate = Number(flagString(p, "rate", "1"));
+  if (!(rate > 0)) { process.stderr.write(`engram replay: --rate expects a positive number, got "${flagString(p, "rate")}"\n`); return 2; }
+  const configFlag = flagString(p, "config");
+  const run = configFlag ? loadRunConfig(configFlag) : await defaultConfigFor(file);
+  const robot = loadRobotProfile(run.robotPath);
+  const json = p.flags.has("json");
+  const bundle = flagString(p, "through-policy");
+  if (bundle) {
+    const r = await replayThroughPolicy({ run, robot, path: file, bundle: resolve(bundle) });
+    process.stdout.write(json ? JSON.stringify(r) + "\n"
+      : `wrote ${r.out}: ${r.steps} steps, ${r.chunks} chunks, declared ends at [${r.declared_ends.join(", ")}] vs annotated [${r.annotated_ends.join(", ")}]: precision ${fmt(r.precision)}, recall ${fmt(r.recall)}, mean offset ${fmt(r.mean_offset_steps)} steps\n`);
+    return 0;
+  }
+  const stop = installStopSignals();
+  try {
+    const r = await replayEpisode({ run, robot, path: file, rate, to, signal: stop.signal });
+    if (json) process.stdout.write(JSON.stringify(r) + "\n");
+    else {
+      const worst = Object.entries(r.tracking.joints).sort((a, b) => b[1].rms - a[1].rms).slice(0, 3).map(([n, e]) => `${n} rms ${e.rms.toFixed(4)} max ${e.max.toFixed(4)}`).join("; ");
+      process.stdout.write(`replayed ${r.commands} commands of ${file} (${r.task} seed ${r.seed}) to ${r.to} at rate ${r.rate}: tracking rms ${r.tracking.rmsRad.toFixed(4)} rad, max ${r.tracking.maxRad.toFixed(4)} rad over ${r.tracking.samples} samples (worst: ${worst})${r.sim ? `; sim ${r.sim.success ? "SUCCESS" : "FAILURE"} in ${r.sim.steps} steps` : ""}\n`);
+    }
+    return r.sim && !r.sim.success ? 1 : 0;
+  } finally {
+    stop.dispose();
+  }
+}
+
+function fmt(x: number | null): string { return x === null ? "n/a" : x.toFixed(3); }
+
+/** The sim run config under launch/ for the recorded robot. */
+async function defaultConfigFor(file: string): Promise<LoadedRunConfig> {
+  const id = identityOf(await readMcapMetadata(file));
+  if (!id) throw new Error(`${file}: no engram_episode metadata; pass --config <run-config.yaml>`);
+  const dir = resolve("launch");
+  for (const name of readdirSync(dir).filter((n) => n.endsWith(".yaml") && !n.includes(".launch."))) {
+    try {
+      const run = loadRunConfig(join(dir, name));
+      if (run.config.sim.enabled && loadRobotProfile(run.robotPath).profile.name === id.robot) return run;
+    } catch { /* not a run config */ }
+  }
+  throw new Error(`${file}: no run config in ${dir} runs the sim for robot "${id.robot}"; pass --config <run-config.yaml>`);
+}
