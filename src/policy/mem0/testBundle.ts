@@ -107,7 +107,7 @@ export function tinyWeights(dims: TinyDims, seed: number): TinyWeights {
     dims,
     holdScale: Float32Array.from({ length: A }, (_, d) => (2 * state.std[d]) / range(d)),
     holdBias: Float32Array.from({ length: A }, (_, d) => (2 * (state.mean[d] - action.min[d])) / range(d) - 1),
-    gain: 2, offsetScale: 0.05,
+    gain: 3, offsetScale: 0.02,
     encImg: mat(cameras.length * 3, F, 1), encState: mat(S, F), encBias: mat(1, F),
     embedding: mat(dims.vocabSize, F, 1), queries: mat(T, F, 1), wq: mat(F, F), wt: mat(F, F), wk: mat(F, F), wv: mat(F, F),
     clsW: mat(T * F, 1, F), clsB: Float32Array.of(-2), // biased towards "not ended"
