@@ -3,6 +3,7 @@
  * in microseconds per message (mean after warm-up). Decoding an Image returns a view on its pixel
  * bytes (no copy), encoding copies them once.
  */
+import { loadavg } from "node:os";
 import { decode, encode } from "./codec.js";
 import { sampleImage, sampleJointState } from "./samples.js";
 import type { KnownRosType, RosTypeMap } from "./types.js";
@@ -29,5 +30,6 @@ export async function bench(): Promise<Record<string, unknown>> {
   return {
     image_640x480_rgb8: measure("sensor_msgs/msg/Image", sampleImage(640, 480), 300),
     joint_state_16: measure("sensor_msgs/msg/JointState", sampleJointState(16), 20000),
+    load_avg_1m: Math.round(loadavg()[0]! * 10) / 10, // wall-time figures: read them against the machine load
   };
 }

@@ -5,7 +5,7 @@
  * time spent in the recorder only (messages arrive already CDR-encoded from the bus).
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { McapSource } from "./mcapReader.js";
 import { writeSyntheticRecording } from "./mcapSynthetic.js";
@@ -32,6 +32,7 @@ export async function bench(): Promise<Record<string, unknown>> {
       write_MBps: round(w.bytes / 1e6 / (w.recorderMs / 1e3)),
       write_realtime_factor: round(recordedS / (w.recorderMs / 1e3)),
       read_indexed_MBps: round(readBytes / 1e6 / (readMs / 1e3)),
+      load_avg_1m: Math.round(loadavg()[0]! * 10) / 10, // figures are wall time: read them against the machine load
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
