@@ -15,7 +15,10 @@ export interface Codec<T = unknown> {
   readonly type: RosType;
   /** The rosbag2-style concatenated `ros2msg` schema text this codec was built from. */
   readonly schemaText: string;
-  /** Serializes one message; throws naming the type and field problem when the record does not fit. */
+  /**
+   * Serializes one message. NOTE: fields missing from `msg` are written as their ROS defaults
+   * (0, "", empty arrays), as the library does; a value of the wrong shape throws naming the type.
+   */
   encode(msg: T): Uint8Array;
   /** Deserializes CDR bytes; throws naming the type and byte length when they are truncated or garbage. */
   decode(cdr: Uint8Array): T;
