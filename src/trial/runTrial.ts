@@ -6,26 +6,20 @@ import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SimClock, WallClock } from "../bus/clock.js";
 import { LocalBus } from "../bus/local.js";
-import { RELIABLE_QOS, type Bus } from "../bus/types.js";
 import type { LoadedRunConfig } from "../config/loaders.js";
-import { ActionScheduler, createOutput, SafetyFilter, StopLatch, Watchdog, watchedTopics } from "../control/index.js";
-import { decode } from "../msgs/codec.js";
-import type { ImageSpec } from "../observe/preprocess.js";
-import { loadMem0Policy, type Mem0Policy } from "../policy/mem0/Mem0Policy.js";
-import { OpenAIPlanner } from "../policy/planner/openai.js";
+import { createOutput } from "../control/index.js";
+import type { Mem0Policy } from "../policy/mem0/Mem0Policy.js";
 import { OraclePlanner } from "../policy/planner/oracle.js";
-import { ScriptedPlanner } from "../policy/planner/scripted.js";
-import type { Planner } from "../policy/planner/types.js";
-import { BusRecorder, type RecordedTopicSpec } from "../record/busRecorder.js";
-import { getLayout, layoutDim } from "../robot/layout.js";
+import { BusRecorder } from "../record/busRecorder.js";
+import { getLayout } from "../robot/layout.js";
 import type { LoadedRobot } from "../robot/loadRobotProfile.js";
 import { SimNode } from "../sim/node/SimNode.js";
-import { SIM_SENSOR_QOS } from "../sim/node/sensors.js";
 import { getTask } from "../sim/tasks/index.js";
-import { EVENTS_QOS, EVENTS_TOPIC, EventLog } from "./eventLog.js";
+import { EventLog } from "./eventLog.js";
 import { runEpisodeLoop, type EpisodeLoopResult } from "./episodeLoop.js";
 import { summarizeRun, type EpisodeRecord, type RunSummary } from "./summary.js";
 import { writeReport } from "./report.js";
+import { controlHzOf as controlHzOfConfig, episodeParts, imageSpecsOf, loadTrialPolicy, plannerFor, recordedTopics, subscribeGroundTruth } from "./trialParts.js";
 
 export interface TrialOptions {
   run: LoadedRunConfig;
@@ -59,11 +53,7 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
   let policy: Mem0Policy | null = null;
   const node = await SimNode.create({ bus, robot: o.robot, physicsHz: cfg.sim.physics_hz, controlHz: controlHzOf(o) });
   try {
-    policy = await loadMem0Policy(o.policyPath, {
-      robot: profile,
-      ablation: { anchor: cfg.policy.anchor, slidingWindow: cfg.policy.sliding, oracleClassifier: cfg.policy.classifier === "oracle" },
-      onEvent: (e) => events.emit(e.kind === "memory" ? { event: "memory", op: e.op, step: e.step } : { event: "classifier_end", ...e }),
-    });
+    policy = await loadTrialPolicy(cfg, profile, o.policyPath, events);
     const controlHz = controlHzOf(o);
     const layout = getLayout(profile, policy.spec.layout);
     const imageSpecs = imageSpecsOf(policy);
@@ -95,11 +85,7 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
         globalTask: instruction,
         planner: task.tmc === "M1" ? null : plannerFor(cfg.policy.planner, task.subtasks(episode.scene), oraclePlanner),
         keyMemory: cfg.policy.key_memory,
-        scheduler: new ActionScheduler({ dim: layoutDim(layout), executeSteps: cfg.control.execute_steps ?? undefined, ensemble: cfg.control.temporal_ensemble ? { decay: 0.1 } : undefined }),
-        safety: new SafetyFilter({ profile, layout, controlHz }),
-        output: createOutput(profile, layout, { controlHz }),
-        stops: new StopLatch({ safety: profile.safety }),
-        watchdog: new Watchdog(watchedTopics(profile, policy.spec.cameras)),
+        ...episodeParts(cfg, profile, layout, policy, controlHz),
         events,
         maxSteps: episode.limit,
         checkEnd: () => (o.signal?.aborted ? { kind: "aborted", reason: "interrupted" } : episode.done ? (episode.success ? { kind: "success" } : { kind: "failure", reason: "step limit" }) : null),
@@ -126,52 +112,7 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
 }
 
 function controlHzOf(o: TrialOptions): number {
-  return o.run.config.control.control_hz ?? o.robot.profile.control_hz;
-}
-
-function imageSpecsOf(policy: Mem0Policy): Record<string, ImageSpec> {
-  const { width, height } = policy.spec.imageSize;
-  const norm = policy.spec.pixelNormalization ?? { mean: [0, 0, 0], std: [1, 1, 1] };
-  const spec: ImageSpec = { width, height, mean: norm.mean as ImageSpec["mean"], std: norm.std as ImageSpec["std"] };
-  return Object.fromEntries(policy.spec.cameras.map((c) => [c, spec]));
-}
-
-function plannerFor(p: LoadedRunConfig["config"]["policy"]["planner"], subtasks: string[], oracle: OraclePlanner | null): Planner | null {
-  switch (p.kind) {
-    case "none": return null;
-    case "scripted": return new ScriptedPlanner(subtasks);
-    case "oracle": return oracle;
-    case "openai": return new OpenAIPlanner({ url: p.url!, model: p.model!, timeoutMs: p.timeout_ms, retries: p.retries });
-  }
-}
-
-/** The sim's ground truth feeds the oracle classifier and the oracle planner when configured. */
-function subscribeGroundTruth(bus: Bus, policy: Mem0Policy, oracleClassifier: boolean, oraclePlanner: OraclePlanner | null): void {
-  if (oracleClassifier) {
-    bus.subscribe("/sim/subtask_end", "std_msgs/msg/Bool", RELIABLE_QOS, (cdr) => { if (decode("std_msgs/msg/Bool", cdr).data) policy.setOracleSubtaskEnd(); });
-  }
-  if (oraclePlanner) {
-    bus.subscribe("/sim/subtask", "std_msgs/msg/String", { ...RELIABLE_QOS, durability: "transient_local", depth: 1 }, (cdr) => oraclePlanner.update(decode("std_msgs/msg/String", cdr).data));
-  }
-}
-
-/** Every topic the run uses: sensors, commands, events, and the sim's ground truth. */
-function recordedTopics(robot: LoadedRobot, commands: ReadonlyArray<{ topic: string; type: string }>): RecordedTopicSpec[] {
-  const p = robot.profile;
-  const out: RecordedTopicSpec[] = [
-    { topic: p.joint_state.topic, type: "sensor_msgs/msg/JointState", qos: RELIABLE_QOS },
-    ...p.cameras.flatMap((c) => [
-      { topic: c.topic, type: c.encoding === "jpeg" ? "sensor_msgs/msg/CompressedImage" : "sensor_msgs/msg/Image", qos: SIM_SENSOR_QOS },
-      { topic: c.info_topic, type: "sensor_msgs/msg/CameraInfo", qos: SIM_SENSOR_QOS },
-    ]),
-    ...commands.map((c) => ({ topic: c.topic, type: c.type, qos: RELIABLE_QOS })),
-    { topic: EVENTS_TOPIC, type: "std_msgs/msg/String", qos: EVENTS_QOS },
-    { topic: "/sim/subtask_end", type: "std_msgs/msg/Bool", qos: RELIABLE_QOS },
-    { topic: "/sim/subtask", type: "std_msgs/msg/String", qos: { ...RELIABLE_QOS, durability: "transient_local", depth: 1 } },
-    { topic: "/sim/checkpoints", type: "std_msgs/msg/String", qos: { ...RELIABLE_QOS, durability: "transient_local", depth: 20 } },
-    { topic: "/sim/episode", type: "std_msgs/msg/String", qos: { ...RELIABLE_QOS, durability: "transient_local", depth: 1 } },
-  ];
-  return out;
+  return controlHzOfConfig(o.run.config, o.robot.profile);
 }
 
 function episodeRecord(

@@ -1,0 +1,96 @@
+/**
+ * The pieces every trial shares, whoever the robot is (the in-process sim twin in runTrial.ts, or
+ * hardware / a sim in another process in hardwareTrial.ts): the policy with its events wired, the
+ * per-episode control parts, the planner, the oracle feeds and the recorded topic list.
+ */
+import { RELIABLE_QOS, type Bus } from "../bus/types.js";
+import type { LoadedRunConfig } from "../config/loaders.js";
+import { ActionScheduler, createOutput, SafetyFilter, StopLatch, Watchdog, watchedTopics, type OutputAdapter } from "../control/index.js";
+import { decode } from "../msgs/codec.js";
+import type { ImageSpec } from "../observe/preprocess.js";
+import { loadMem0Policy, type Mem0Policy } from "../policy/mem0/Mem0Policy.js";
+import { OpenAIPlanner } from "../policy/planner/openai.js";
+import { OraclePlanner } from "../policy/planner/oracle.js";
+import { ScriptedPlanner } from "../policy/planner/scripted.js";
+import type { Planner } from "../policy/planner/types.js";
+import type { RecordedTopicSpec } from "../record/busRecorder.js";
+import { layoutDim } from "../robot/layout.js";
+import type { LoadedRobot } from "../robot/loadRobotProfile.js";
+import type { LayoutSpec, RobotProfile } from "../robot/types.js";
+import { SIM_SENSOR_QOS } from "../sim/node/sensors.js";
+import { EVENTS_QOS, EVENTS_TOPIC, type EventLog } from "./eventLog.js";
+
+type RunCfg = LoadedRunConfig["config"];
+
+/** Policy tick rate: the run config's control_hz, else the robot profile's. */
+export function controlHzOf(cfg: RunCfg, profile: RobotProfile): number {
+  return cfg.control.control_hz ?? profile.control_hz;
+}
+
+/** Loads the Mem-0 bundle with the run config's ablations; its memory/classifier events go to `events`. */
+export function loadTrialPolicy(cfg: RunCfg, profile: RobotProfile, policyPath: string, events: EventLog): Promise<Mem0Policy> {
+  return loadMem0Policy(policyPath, {
+    robot: profile,
+    ablation: { anchor: cfg.policy.anchor, slidingWindow: cfg.policy.sliding, oracleClassifier: cfg.policy.classifier === "oracle" },
+    onEvent: (e) => events.emit(e.kind === "memory" ? { event: "memory", op: e.op, step: e.step } : { event: "classifier_end", ...e }),
+  });
+}
+
+/** Preprocessing spec per policy camera (image size and pixel normalization from the manifest). */
+export function imageSpecsOf(policy: Mem0Policy): Record<string, ImageSpec> {
+  const { width, height } = policy.spec.imageSize;
+  const norm = policy.spec.pixelNormalization ?? { mean: [0, 0, 0], std: [1, 1, 1] };
+  const spec: ImageSpec = { width, height, mean: norm.mean as ImageSpec["mean"], std: norm.std as ImageSpec["std"] };
+  return Object.fromEntries(policy.spec.cameras.map((c) => [c, spec]));
+}
+
+/** Fresh control parts for one episode (scheduler, safety filter, output adapter, stop latch, watchdog). */
+export function episodeParts(cfg: RunCfg, profile: RobotProfile, layout: LayoutSpec, policy: Mem0Policy, controlHz: number): {
+  scheduler: ActionScheduler; safety: SafetyFilter; output: OutputAdapter; stops: StopLatch; watchdog: Watchdog;
+} {
+  return {
+    scheduler: new ActionScheduler({ dim: layoutDim(layout), executeSteps: cfg.control.execute_steps ?? undefined, ensemble: cfg.control.temporal_ensemble ? { decay: 0.1 } : undefined }),
+    safety: new SafetyFilter({ profile, layout, controlHz }),
+    output: createOutput(profile, layout, { controlHz }),
+    stops: new StopLatch({ safety: profile.safety }),
+    watchdog: new Watchdog(watchedTopics(profile, policy.spec.cameras)),
+  };
+}
+
+/** The planner the run config asks for; `subtasks` feed the scripted one. */
+export function plannerFor(p: RunCfg["policy"]["planner"], subtasks: string[], oracle: OraclePlanner | null): Planner | null {
+  switch (p.kind) {
+    case "none": return null;
+    case "scripted": return new ScriptedPlanner(subtasks);
+    case "oracle": return oracle;
+    case "openai": return new OpenAIPlanner({ url: p.url!, model: p.model!, timeoutMs: p.timeout_ms, retries: p.retries });
+  }
+}
+
+/** The sim's ground truth feeds the oracle classifier and the oracle planner when configured. */
+export function subscribeGroundTruth(bus: Bus, policy: Mem0Policy, oracleClassifier: boolean, oraclePlanner: OraclePlanner | null): void {
+  if (oracleClassifier) {
+    bus.subscribe("/sim/subtask_end", "std_msgs/msg/Bool", RELIABLE_QOS, (cdr) => { if (decode("std_msgs/msg/Bool", cdr).data) policy.setOracleSubtaskEnd(); });
+  }
+  if (oraclePlanner) {
+    bus.subscribe("/sim/subtask", "std_msgs/msg/String", { ...RELIABLE_QOS, durability: "transient_local", depth: 1 }, (cdr) => oraclePlanner.update(decode("std_msgs/msg/String", cdr).data));
+  }
+}
+
+/** Every topic the run uses: sensors, commands, events, and the sim's ground truth (absent on hardware, harmless). */
+export function recordedTopics(robot: LoadedRobot, commands: ReadonlyArray<{ topic: string; type: string }>): RecordedTopicSpec[] {
+  const p = robot.profile;
+  return [
+    { topic: p.joint_state.topic, type: "sensor_msgs/msg/JointState", qos: RELIABLE_QOS },
+    ...p.cameras.flatMap((c) => [
+      { topic: c.topic, type: c.encoding === "jpeg" ? "sensor_msgs/msg/CompressedImage" : "sensor_msgs/msg/Image", qos: SIM_SENSOR_QOS },
+      { topic: c.info_topic, type: "sensor_msgs/msg/CameraInfo", qos: SIM_SENSOR_QOS },
+    ]),
+    ...commands.map((c) => ({ topic: c.topic, type: c.type, qos: RELIABLE_QOS })),
+    { topic: EVENTS_TOPIC, type: "std_msgs/msg/String", qos: EVENTS_QOS },
+    { topic: "/sim/subtask_end", type: "std_msgs/msg/Bool", qos: RELIABLE_QOS },
+    { topic: "/sim/subtask", type: "std_msgs/msg/String", qos: { ...RELIABLE_QOS, durability: "transient_local", depth: 1 } },
+    { topic: "/sim/checkpoints", type: "std_msgs/msg/String", qos: { ...RELIABLE_QOS, durability: "transient_local", depth: 20 } },
+    { topic: "/sim/episode", type: "std_msgs/msg/String", qos: { ...RELIABLE_QOS, durability: "transient_local", depth: 1 } },
+  ];
+}
