@@ -71,6 +71,7 @@ export async function main(args: string[]): Promise<number> {
 
   const bus = await busFor(cfg.bus.kind, cfg.bus.kind === "ros2" ? cfg.bus.node_name : "engram", false);
   const node = await SimNode.create({ bus, robot, physicsHz: cfg.sim.physics_hz, log: (l) => process.stderr.write(`[sim] ${l}\n`) });
+  await node.warmUp();
   node.reset({ task, seed, expert: false });
   const stop = new AbortController();
   const onSignal = (sig: string) => { process.stderr.write(`engram sim: ${sig}, stopping\n`); stop.abort(); };

@@ -157,6 +157,17 @@ export class SimNode {
     return this.episode;
   }
 
+  /**
+   * Runs 0.1 s of sim (publishing) and resets the robot: the first steps pay one-off costs
+   * (codec set-up, lazy wasm and module work: seconds on a loaded machine) that would otherwise
+   * put a real-time loop behind from its start. Call before `runRealtime`.
+   */
+  async warmUp(): Promise<void> {
+    this.reset();
+    await this.advanceBy(100_000_000n);
+    this.reset();
+  }
+
   /** Lock-step: runs physics steps up to bus time `ns`, publishing everything due on the way. */
   async advanceTo(ns: bigint): Promise<void> {
     while (!this.closed && this.epochNs + this.world.stepTimeNs(this.world.stepCount + 1) <= ns) await this.stepOnce();

@@ -78,6 +78,11 @@ export class SimWorld implements SimWorldApi {
     await initPhysics();
     const w = new SimWorld(opts.profile, opts.physicsHz ?? 240, opts.models ?? armModelsFor(opts.profile));
     w.reset();
+    // NOTE: the first rapier steps compile wasm code paths lazily (seconds on a loaded machine);
+    // pay that here, with a resting object in contact, not inside a real-time loop.
+    w.addObject({ name: "warmup", shape: { kind: "box", halfExtents: [0.02, 0.02, 0.02] }, color: [0, 0, 0], pose: { position: [0.45, 0, 0.77], quaternion: [0, 0, 0, 1] }, body: "dynamic" });
+    for (let i = 0; i < 3; i++) w.step();
+    w.reset();
     return w;
   }
 
