@@ -1,0 +1,149 @@
+/**
+ * Fault injection over the real sim twin (see faultSimRig.ts): camera stops, joint topic stops,
+ * planner server dies, model returns NaN, model returns out-of-range values, e-stop pressed then
+ * resumed, deadman released. For each: the expected hold, its event, zero commands outside the
+ * limits, and the sim arm's measured joints inside them (and still while held).
+ */
+import assert from "node:assert/strict";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { after, before, test } from "node:test";
+import { OpenAIPlanner } from "../../src/policy/planner/openai.js";
+import { bundleVariant, limitViolations, movementBetween, runSimFault, type SimFaultResult } from "./faultSimRig.js";
+
+const STEPS = 25; // 2.5 s of sim time at 10 Hz
+const FAULT_STEP = 8;
+const HEAD = "/head_camera/color/image_raw";
+
+const holds = (r: SimFaultResult) => r.events.filter((e) => e.event === "safety_hold");
+const trace = (r: SimFaultResult) => r.events.map((e) => `${e.event}:${String(e.reason ?? e.kind ?? "")}@${String(e.step)}`).join(" ");
+/** Sim time at the start of tick `step`. */
+const tickNs = (r: SimFaultResult, step: number) => r.startNs + BigInt(step + 1) * r.periodNs;
+
+/** The hold event for `reason` (first one), asserting its topic and zero limit violations. */
+function assertHeld(r: SimFaultResult, reason: string, topic?: string) {
+  const h = holds(r).find((e) => e.reason === reason);
+  assert.ok(h, `expected a ${reason} hold event, got ${trace(r)}`);
+  if (topic !== undefined) assert.equal(h.topic, topic, trace(r));
+  assert.deepEqual(limitViolations(r), [], "commands or measured joints outside limits");
+  return h;
+}
+
+/** After a lasting hold from `step`, the arm does not move (hold = the measured position). */
+function assertStill(r: SimFaultResult, step: number): void {
+  const moved = movementBetween(r, tickNs(r, step + 1), tickNs(r, STEPS - 1));
+  assert.ok(moved < 1e-4, `arm moved ${moved} while held from step ${step}`);
+}
+
+let nanBundle = "", wildBundle = "", switchBundle = "";
+before(() => {
+  // b2 is the action head's output bias: one NaN entry makes every chunk's (step 2, dim 5) NaN.
+  nanBundle = bundleVariant("nan-head", { patch: (w) => { w.b2[2 * 16 + 5] = Number.NaN; } });
+  // A flow offset of 40 (normalized) instead of 0.02: every action far outside the joint ranges.
+  wildBundle = bundleVariant("wild-head", { patch: (w) => { w.offsetScale = 40; } });
+  // The classifier always fires: a subtask end is declared after switch_count (3) ticks.
+  switchBundle = bundleVariant("switching", { classifierBias: 8 });
+});
+
+test("baseline: the tiny policy drives the sim arm without holds, all commands within limits", async () => {
+  const r = await runSimFault({ steps: STEPS });
+  assert.deepEqual(holds(r), [], trace(r));
+  assert.deepEqual(limitViolations(r), []);
+  assert.ok(r.commands.length >= 3, `${r.commands.length} chunks`);
+  assert.ok(movementBetween(r, r.startNs, tickNs(r, STEPS - 1)) > 1e-3, "the arm moved");
+});
+
+test("camera stops → stale hold naming the camera topic, arm held still", async () => {
+  const r = await runSimFault({ steps: STEPS, silence: { topic: HEAD, fromStep: FAULT_STEP } });
+  const h = assertHeld(r, "stale", HEAD);
+  assert.ok((h.step as number) >= FAULT_STEP, trace(r));
+  assertStill(r, (h.step as number) + 1);
+  assert.equal(r.result.end.kind, "failure"); // the episode runs out holding; it is not aborted
+});
+
+test("joint topic stops → stale hold on /joint_states", async () => {
+  const r = await runSimFault({ steps: STEPS, silence: { topic: "/joint_states", fromStep: FAULT_STEP } });
+  const h = assertHeld(r, "stale", "/joint_states");
+  assertStill(r, (h.step as number) + 1);
+});
+
+test("model returns NaN → whole chunk rejected, non_finite hold with the offending values, arm never moves", async () => {
+  const r = await runSimFault({ steps: 12, bundle: nanBundle });
+  const h = assertHeld(r, "non_finite");
+  assert.ok(Array.isArray(h.values) && (h.values as Array<{ value: string }>).some((v) => v.value === "NaN"), JSON.stringify(h.values));
+  assert.ok(r.commands.every((c) => c.traj.points.length <= 1), "no chunk reached the arm");
+  assert.ok(movementBetween(r, r.startNs, tickNs(r, 11)) < 1e-4);
+});
+
+test("model returns out-of-range values → clamped with intervention events, every command within limits", async () => {
+  const r = await runSimFault({ steps: 12, bundle: wildBundle });
+  const kinds = new Set(r.events.filter((e) => e.event === "safety_intervention").map((e) => e.kind));
+  assert.ok(kinds.has("position_limit") && kinds.has("step_limit"), `${[...kinds].join(",")} ${trace(r)}`);
+  assert.deepEqual(limitViolations(r), []);
+});
+
+test("e-stop pressed → estop hold until resume on the topic, then commands ramp from the measured position", async () => {
+  const r = await runSimFault({
+    steps: STEPS,
+    bools: (s) => s === FAULT_STEP ? [{ topic: "/engram/estop", data: true }]
+      : s === FAULT_STEP + 3 ? [{ topic: "/engram/estop", data: false }] // false does not clear the latch
+      : s === FAULT_STEP + 8 ? [{ topic: "/engram/resume", data: true }] : [],
+  });
+  const h = assertHeld(r, "estop", "/engram/estop");
+  assert.equal(h.step, FAULT_STEP);
+  const names = r.events.map((e) => e.event);
+  const resumed = r.events.find((e) => e.event === "estop_resumed");
+  assert.ok(resumed && names.indexOf("estop") < names.indexOf("estop_resumed"), trace(r));
+  assert.ok(r.events.some((e) => e.event === "hold_released" && e.reason === "estop" && e.step === FAULT_STEP + 8), trace(r));
+  assertStill2(r, FAULT_STEP + 1, FAULT_STEP + 8);
+  assert.ok(r.commands.some((c) => c.atNs >= tickNs(r, FAULT_STEP + 8) && c.traj.points.length > 1), "chunks flow again after the resume");
+});
+
+/** No movement between ticks `from` and `to` (a hold that ends). */
+function assertStill2(r: SimFaultResult, from: number, to: number): void {
+  const moved = movementBetween(r, tickNs(r, from), tickNs(r, to));
+  assert.ok(moved < 1e-4, `arm moved ${moved} between steps ${from} and ${to}`);
+}
+
+test("deadman released → deadman hold (profile with safety.deadman_topic), arm held still", async () => {
+  const topic = "/engram/deadman";
+  const r = await runSimFault({ steps: STEPS, deadmanTopic: topic, bools: (s) => [{ topic, data: s < FAULT_STEP }] });
+  const h = assertHeld(r, "deadman", topic);
+  assert.equal(h.step, FAULT_STEP);
+  assert.ok(r.commands.some((c) => c.traj.points.length > 1 && c.atNs < tickNs(r, FAULT_STEP)), "commands flowed while the deadman was held");
+  assertStill(r, FAULT_STEP + 1);
+});
+
+let server: Server;
+let calls = 0;
+before(async () => {
+  // A local OpenAI-compatible chat-completions server that answers once, then dies.
+  server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => { body += c; });
+    req.on("end", () => {
+      calls++;
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ choices: [{ message: { role: "assistant", content: "next_subtask: press the left button." } }] }));
+      server.close();
+      server.closeAllConnections();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+});
+after(() => { server.close(); });
+
+test("planner server dies mid-episode (M(n) press-button, openai planner) → hold, planner_failure, episode aborted", async () => {
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const planner = new OpenAIPlanner({ url, model: "test", timeoutMs: 2000, retries: 1, backoffMs: 20 });
+  const r = await runSimFault({ steps: STEPS, task: "press-button", bundle: switchBundle, planner });
+  assert.equal(calls, 1, "the server answered the episode-start call");
+  assert.ok(r.events.some((e) => e.event === "planner_call" && e.answer === "press the left button"), trace(r));
+  const failure = r.events.find((e) => e.event === "planner_failure");
+  assert.ok(failure && /ECONNREFUSED|fetch failed/.test(String(failure.reason)), trace(r));
+  assert.equal(r.result.end.kind, "aborted");
+  assertHeld(r, "timeout"); // the robot holds while the planner is asked
+  assert.ok(holds(r).some((e) => e.reason === "shutdown"), trace(r));
+  const last = r.commands.at(-1)!;
+  assert.equal(last.traj.points.length, 1, "the last command is a hold");
+});
