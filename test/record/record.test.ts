@@ -1,0 +1,110 @@
+/**
+ * engram record with the sim's scripted expert: 2 episodes (cameras off to keep it fast) give two
+ * MCAPs with the expert's targets as leader commands, annotations (topic + metadata) and an
+ * episodes.jsonl; --resume refuses a run whose rates differ; a recorder killed with SIGKILL
+ * mid-episode leaves a file `engram recover` turns into a valid one with every complete chunk.
+ */
+import { after, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadRunConfig } from "../../src/config/loaders.js";
+import { decode } from "../../src/msgs/codec.js";
+import { readEpisodeIndex } from "../../src/record/episodeIndex.js";
+import { identityOf, readMcapMetadata, type EpisodeAnnotation } from "../../src/record/episodeWriter.js";
+import { McapSource } from "../../src/record/mcapReader.js";
+import { recoverMcap } from "../../src/record/mcapRecover.js";
+import { recordEpisodes } from "../../src/record/teleop/recordSession.js";
+import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
+
+const dir = mkdtempSync(join(tmpdir(), "engram-record-test-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const run = loadRunConfig("launch/sim-x-one.yaml");
+const robot = loadRobotProfile(run.robotPath);
+
+test("records 2 expert episodes: commands, annotations, index", async () => {
+  const out = join(dir, "run");
+  const progress: string[] = [];
+  const r = await recordEpisodes({ run, robot, source: "expert", task: "put-back-block", episodes: 2, seed: 0, outDir: out, cameras: false, onProgress: (p) => progress.push(p.phase) });
+  assert.equal(r.saved.length, 2);
+  const index = readEpisodeIndex(out);
+  assert.deepEqual(index.map((l) => [l.episode, l.seed, l.outcome, l.file]), [[0, 0, "success", "episodes/0.mcap"], [1, 1, "success", "episodes/1.mcap"]]);
+  assert.ok(progress.includes("recording") && progress.filter((p) => p === "saved").length === 2);
+  for (const line of index) {
+    assert.equal(line.dropped, 0);
+    assert.ok(line.steps > 50, `episode ${line.episode}: ${line.steps} steps`);
+    const path = join(out, line.file);
+    const meta = await readMcapMetadata(path);
+    const id = identityOf(meta)!;
+    assert.deepEqual([id.task, id.seed, id.robot, id.control_hz], ["put-back-block", line.seed, "x-one", 10]);
+    const metaAnn = JSON.parse(meta.get("engram_annotations")!.get("annotations")!) as EpisodeAnnotation[];
+    const src = await McapSource.open(path, "indexed");
+    let leader = 0;
+    const topicAnn: EpisodeAnnotation[] = [];
+    for await (const m of src.messages()) {
+      if (m.topic === robot.profile.teleop.leader_topic) {
+        const js = decode("sensor_msgs/msg/JointState", m.cdr);
+        assert.equal(js.name.length, 16);
+        leader++;
+      }
+      if (m.topic === "/engram/annotations") topicAnn.push(JSON.parse(decode("std_msgs/msg/String", m.cdr).data) as EpisodeAnnotation);
+    }
+    await src.close();
+    // One expert command per control step until the expert is done (it stops when the task succeeds).
+    assert.ok(leader >= line.steps - 1 && leader <= line.steps, `${leader} leader commands for ${line.steps} steps`);
+    assert.equal(line.annotations, 3);
+    assert.deepEqual(topicAnn, metaAnn);
+    for (const a of metaAnn) {
+      assert.ok(a.end_step >= a.start_step);
+      assert.deepEqual(a.end_label_steps, Array.from({ length: 8 }, (_, i) => a.end_step - 7 + i));
+      assert.ok(BigInt(a.end_ns) > BigInt(a.start_ns));
+    }
+    assert.equal(metaAnn[0]!.start_step, 0);
+  }
+});
+
+test("--resume refuses a run whose rates differ, naming the field", async () => {
+  const out = join(dir, "run");
+  const other = { ...run, config: { ...run.config, sim: { ...run.config.sim, physics_hz: 480 } } };
+  await assert.rejects(
+    recordEpisodes({ run: other, robot, source: "expert", task: "put-back-block", episodes: 1, seed: 0, outDir: out, cameras: false, resume: true }),
+    /does not match the recording it continues:\n {2}physics_hz: was 240, now 480/,
+  );
+  await assert.rejects(
+    recordEpisodes({ run, robot, source: "expert", task: "put-back-block", episodes: 1, seed: 0, outDir: out, cameras: true, resume: true }),
+    /cameras\.head: was null, now \{"name":"head"/,
+  );
+  await assert.rejects(
+    recordEpisodes({ run, robot, source: "expert", task: "put-back-block", episodes: 1, seed: 0, outDir: out, cameras: false }),
+    /already lists episodes; pass --resume/,
+  );
+});
+
+test("kill -9 mid-episode: engram recover keeps every complete chunk", async () => {
+  const out = join(dir, "killed");
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "record", "launch/sim-x-one.yaml", "--episodes", "1", "--out", out, "--no-cameras"], { stdio: "ignore" });
+  const file = join(out, "episodes", "0.mcap");
+  const t0 = Date.now();
+  // Wait until at least two 256 KiB chunks are on disk (the episode is ~850 KiB without cameras).
+  while (!(existsSync(file) && statSync(file).size > 600 * 1024)) {
+    if (child.exitCode !== null) assert.fail(`recorder exited (${child.exitCode}) before the file grew`);
+    if (Date.now() - t0 > 45_000) { child.kill("SIGKILL"); assert.fail("recording did not grow within 45 s"); }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  child.kill("SIGKILL");
+  await new Promise((r) => child.once("exit", r));
+  assert.equal(readEpisodeIndex(out).length, 0, "nothing indexed for an unfinished episode");
+  await assert.rejects(McapSource.open(file, "indexed"), /no usable index/);
+  const rec = await recoverMcap(file);
+  assert.equal(rec.truncated, true);
+  assert.ok(rec.chunkCount >= 2, `${rec.chunkCount} complete chunks`);
+  assert.ok(rec.messageCount > 500, `${rec.messageCount} messages`);
+  const src = await McapSource.open(rec.outPath, "indexed");
+  let n = 0;
+  for await (const _ of src.messages()) n++;
+  await src.close();
+  assert.equal(n, rec.messageCount);
+  assert.equal(identityOf(await readMcapMetadata(rec.outPath))?.task, "put-back-block");
+});
