@@ -1,12 +1,16 @@
 /**
  * One task episode inside the sim: the seeded scene, the control-step counter, latched
- * checkpoints, success, and (when the scripted expert drives) the subtask stream. The node calls
- * `tick` once per control step after physics; what it returns is what goes on the /sim/* topics.
+ * checkpoints, success, and the ground-truth subtask stream. When the scripted expert drives, its
+ * annotations are the subtask stream (they are the training labels) and the progress-based ends
+ * (the task's `subtaskDone`, see tasks/progress.ts) are kept beside them; when anything else drives
+ * (a learned policy, teleop), the progress-based ends are the stream. The node calls `tick` once
+ * per control step after physics; what it returns is what goes on the /sim/* topics.
  */
 import type { RobotProfile } from "../../robot/types.js";
 import type { ScriptedExpert } from "../expert/types.js";
 import { CheckpointTracker, type CheckpointReached } from "../tasks/checkpoints.js";
 import { taskRobotOf } from "../tasks/index.js";
+import { SubtaskProgress, type SubtaskEnd } from "../tasks/progress.js";
 import { mulberry32 } from "../tasks/rng.js";
 import { stepLimit, type TaskDefinition, type TaskScene } from "../tasks/types.js";
 import type { SimWorldApi } from "../world/types.js";
@@ -14,7 +18,7 @@ import type { SimWorldApi } from "../world/types.js";
 /** What happened on one control step. */
 export interface EpisodeTick {
   step: number;
-  /** Subtask text that ended on this step (expert-driven episodes). */
+  /** Subtask text that ended on this step (the expert's annotation, or ground-truth progress without an expert). */
   subtaskEnded?: string;
   /** Subtask in progress after this step, when it changed. */
   subtaskChanged?: string;
@@ -35,7 +39,8 @@ export class TaskEpisode {
   private succeeded = false;
   private finished = false;
   private subtask: string | undefined;
-  private readonly subtaskEnds: { text: string; step: number }[] = [];
+  private readonly subtaskEnds: SubtaskEnd[] = [];
+  private readonly progress: SubtaskProgress<TaskScene>;
   private doneTicks = 0;
 
   /** Creates the scene for `seed` in a freshly reset world; with `withExpert` the scripted expert drives. */
@@ -47,18 +52,23 @@ export class TaskEpisode {
     this.limit = stepLimit(task, controlHz);
     this.tracker = new CheckpointTracker(task.checkpoints);
     this.expert = withExpert ? task.expert(world, this.scene, profile) : null;
-    this.subtask = task.subtasks(this.scene)[0];
+    this.progress = new SubtaskProgress(task, this.scene);
+    this.subtask = this.progress.current;
   }
 
   /** Control steps run so far. */
   get stepCount(): number { return this.steps; }
   get success(): boolean { return this.succeeded; }
   get done(): boolean { return this.finished; }
-  /** Current subtask text (expert-driven: the expert's; otherwise the first subtask). */
+  /** Current subtask text (expert-driven: the expert's; otherwise the first subtask not yet done); undefined once all are done. */
   get currentSubtask(): string | undefined { return this.subtask; }
   checkpoints(): CheckpointReached[] { return this.tracker.reached(); }
-  /** Ground-truth subtask ends so far. */
-  ends(): { text: string; step: number }[] { return [...this.subtaskEnds]; }
+  /** Ground-truth subtask ends so far: the expert's annotated ends when it drives, else progressEnds(). */
+  ends(): SubtaskEnd[] { return this.subtaskEnds.map((e) => ({ ...e })); }
+  /** Subtask ends from the task's progress predicates (privileged state), whoever drives. */
+  progressEnds(): SubtaskEnd[] { return this.progress.ends(); }
+  /** Subtasks done so far by the progress predicates. */
+  get subtasksDone(): number { return this.progress.completed; }
 
   /** Expert targets for the next control step (null when no expert drives). */
   expertTargets(world: SimWorldApi): { targets: Float64Array; subtaskEnded?: string; subtask?: string; done: boolean } | null {
@@ -71,14 +81,18 @@ export class TaskEpisode {
     this.task.update(world, this.scene);
     const checkpoints = this.tracker.evaluate(world, this.scene, step);
     this.succeeded = this.task.success(world, this.scene);
+    const progressed = this.progress.evaluate(world, this.scene, step);
     const out: EpisodeTick = { step, checkpoints, success: this.succeeded, done: false };
-    if (expertOut?.subtaskEnded !== undefined) {
-      out.subtaskEnded = expertOut.subtaskEnded;
-      this.subtaskEnds.push({ text: expertOut.subtaskEnded, step });
+    // The expert's annotations when it drives (expertOut is null on a tick without one), else progress.
+    const ended = this.expert ? expertOut?.subtaskEnded : progressed?.text;
+    const next = this.expert ? (expertOut ? expertOut.subtask : this.subtask) : this.progress.current;
+    if (ended !== undefined) {
+      out.subtaskEnded = ended;
+      this.subtaskEnds.push({ text: ended, step });
     }
-    if (expertOut && expertOut.subtask !== this.subtask) {
-      this.subtask = expertOut.subtask;
-      if (expertOut.subtask !== undefined) out.subtaskChanged = expertOut.subtask;
+    if (next !== this.subtask) {
+      this.subtask = next;
+      if (next !== undefined) out.subtaskChanged = next;
     }
     this.steps = step + 1;
     const settleTicks = Math.ceil(this.controlHz / 2);

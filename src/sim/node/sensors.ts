@@ -44,6 +44,7 @@ export interface CameraShot { camera: CameraSpec; frame: RenderFrame }
 export class SensorPublishers {
   private readonly streams: Stream[] = [];
   private readonly frames = new Map<string, RenderFrame>();
+  private readonly inflight = new Set<Promise<void>>();
   /** Render time per camera frame, ms (for the bench). */
   readonly renderMs: number[] = [];
 
@@ -78,15 +79,32 @@ export class SensorPublishers {
     const image = cam.encoding === "rgb8"
       ? bus.advertise(cam.topic, "sensor_msgs/msg/Image", SIM_SENSOR_QOS)
       : bus.advertise(cam.topic, "sensor_msgs/msg/CompressedImage", SIM_SENSOR_QOS);
-    this.add(cam.rate_hz, async (stampNs, meshes) => {
+    // Frames of one camera publish in order; JPEG encodes run on sharp's threads while the sim
+    // steps on, and `flush()` (called at the end of every advance) waits for them.
+    let previous: Promise<void> = Promise.resolve();
+    this.add(cam.rate_hz, (stampNs, meshes) => {
       const frame = this.render(cam, meshes());
       const header: Header = { stamp: timeFromNs(stampNs), frame_id: cam.frame_id };
-      const bytes = cam.encoding === "rgb8"
-        ? encode("sensor_msgs/msg/Image", imageFromRgb(frame.rgb, frame.width, frame.height, header))
-        : encode("sensor_msgs/msg/CompressedImage", await compressedImageFromRgb(frame.rgb, frame.width, frame.height, header, this.o.jpegQuality ?? 90));
-      image(bytes);
-      info(encode("sensor_msgs/msg/CameraInfo", cameraInfoFromCalibration(cal, cam.frame_id, header.stamp)));
+      const infoBytes = encode("sensor_msgs/msg/CameraInfo", cameraInfoFromCalibration(cal, cam.frame_id, header.stamp));
+      if (cam.encoding === "rgb8") {
+        image(encode("sensor_msgs/msg/Image", imageFromRgb(frame.rgb, frame.width, frame.height, header)));
+        info(infoBytes);
+        return;
+      }
+      const jpeg = compressedImageFromRgb(frame.rgb, frame.width, frame.height, header, this.o.jpegQuality ?? 90); // copies rgb now
+      const done = Promise.all([jpeg, previous]).then(([msg]) => {
+        image(encode("sensor_msgs/msg/CompressedImage", msg));
+        info(infoBytes);
+      });
+      previous = done;
+      this.inflight.add(done);
+      void done.finally(() => this.inflight.delete(done)).catch(() => undefined);
     });
+  }
+
+  /** Resolves once every camera frame started so far is published; rejects if an encode failed. */
+  async flush(): Promise<void> {
+    while (this.inflight.size > 0) await Promise.all([...this.inflight]);
   }
 
   /** Renders one camera from the current world state (buffers reused per camera). */
