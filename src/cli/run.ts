@@ -1,6 +1,8 @@
 /**
  * `engram run <run-config> [--policy DIR] [--task ID] [--episodes N] [--seed S] [--out DIR] [--json]`:
- * runs policy episodes on the sim twin and writes the run folder (DESIGN.md §5). With --json the
+ * runs policy episodes on the sim twin and writes the run folder (DESIGN.md §5). With bus.kind ros2 or
+ * sim.enabled false the robot is outside this process (hardware, or `engram sim`): see runRobot.ts
+ * for the operator prompts, outcome keys and extra flags. With --json the
  * last line printed is the summary object. SIGINT/SIGTERM: the current episode holds, its MCAP is
  * closed, the summary of the finished episodes is written, and the process exits (within 4 s).
  */
@@ -10,12 +12,13 @@ import { loadRobotProfile } from "../robot/loadRobotProfile.js";
 import { runTrial } from "../trial/runTrial.js";
 import { flagInt, flagString, parseArgs } from "./args.js";
 import { defaultRunDir, installStopSignals } from "./runDir.js";
+import { runOnRobot } from "./runRobot.js";
 
 export async function main(args: string[]): Promise<number> {
   const p = parseArgs(args, ["json"]);
   const configPath = p.positional[0];
   if (!configPath) {
-    process.stderr.write("usage: engram run <run-config.yaml> [--policy DIR] [--task ID] [--episodes N] [--seed S] [--out DIR] [--json]\n");
+    process.stderr.write("usage: engram run <run-config.yaml> [--policy DIR] [--task ID] [--episodes N] [--seed S] [--out DIR] [--json]\n  on a robot (bus.kind ros2): [--operator keys|sim] [--instruction TEXT] [--max-steps N] [--topic-timeout-ms N]\n");
     return 2;
   }
   const run = loadRunConfig(configPath);
@@ -31,7 +34,10 @@ export async function main(args: string[]): Promise<number> {
   const t0 = performance.now();
   let successes = 0;
   try {
-    const summary = await runTrial({
+    // A robot this process does not own (hardware, or `engram sim` as its own process): runRobot.ts.
+    const summary = cfg.bus.kind !== "local" || !cfg.sim.enabled
+      ? await runOnRobot({ p, run, robot, policyPath, outDir, episodes, task: flagString(p, "task", cfg.task)!, seed: flagInt(p, "seed", cfg.sim.seed), signal: stop.signal })
+      : await runTrial({
       run, robot, policyPath, outDir, episodes,
       task: flagString(p, "task", cfg.task)!,
       seed: flagInt(p, "seed", cfg.sim.seed),

@@ -18,6 +18,9 @@ import { layoutDim } from "../robot/layout.js";
 import type { LoadedRobot } from "../robot/loadRobotProfile.js";
 import type { LayoutSpec, RobotProfile } from "../robot/types.js";
 import { SIM_SENSOR_QOS } from "../sim/node/sensors.js";
+import { getTask, taskRobotOf } from "../sim/tasks/index.js";
+import { mulberry32 } from "../sim/tasks/rng.js";
+import { SimWorld } from "../sim/world/SimWorld.js";
 import { EVENTS_QOS, EVENTS_TOPIC, type EventLog } from "./eventLog.js";
 
 type RunCfg = LoadedRunConfig["config"];
@@ -93,4 +96,21 @@ export function recordedTopics(robot: LoadedRobot, commands: ReadonlyArray<{ top
     { topic: "/sim/checkpoints", type: "std_msgs/msg/String", qos: { ...RELIABLE_QOS, durability: "transient_local", depth: 20 } },
     { topic: "/sim/episode", type: "std_msgs/msg/String", qos: { ...RELIABLE_QOS, durability: "transient_local", depth: 1 } },
   ];
+}
+
+/**
+ * A task's instruction and subtask list for `seed`, from its scene built in a throwaway physics
+ * world: what a hardware trial tells the policy and the scripted planner when no instruction is
+ * given. NOTE: on hardware the real scene is whatever the operator set up; pass the instruction
+ * explicitly when it differs from the seed's nominal scene (e.g. other block colours).
+ */
+export async function nominalTask(taskId: string, profile: RobotProfile, seed: number): Promise<{ instruction: string; subtasks: string[] }> {
+  const task = getTask(taskId);
+  const world = await SimWorld.create({ profile, physicsHz: 240 });
+  try {
+    const scene = task.createScene(world, mulberry32(seed), taskRobotOf(profile));
+    return { instruction: task.instruction(scene), subtasks: task.subtasks(scene) };
+  } finally {
+    world.dispose();
+  }
 }

@@ -1,0 +1,77 @@
+/**
+ * `engram run` against a robot it does not own (bus.kind ros2: hardware drivers, or `engram sim`
+ * as its own process). Flags beyond run's own: `--instruction TEXT` (default: the task's nominal
+ * instruction for the seed), `--max-steps N` (default: the task's time limit), `--operator
+ * keys|sim` (keys: the terminal and the /engram/operator topic, the default on hardware; sim: the
+ * sim twin's own verdict on /sim/episode, the default when the run config has sim.enabled: true),
+ * `--topic-timeout-ms N` (wait for the robot's topics, default 10000).
+ */
+import { resolve } from "node:path";
+import type { Bus } from "../bus/types.js";
+import type { LoadedRunConfig } from "../config/loaders.js";
+import type { LoadedRobot } from "../robot/loadRobotProfile.js";
+import { runHardwareTrial } from "../trial/hardwareTrial.js";
+import { mergeInputs, Operator, SimJudge, terminalInput, topicInput, type TrialJudge } from "../trial/operator.js";
+import { ProgressBar } from "../trial/progress.js";
+import type { RunSummary } from "../trial/summary.js";
+import { nominalTask } from "../trial/trialParts.js";
+import { flagInt, flagString, type ParsedArgs } from "./args.js";
+
+/** Options `engram run` has already resolved. */
+export interface RobotRunArgs {
+  p: ParsedArgs;
+  run: LoadedRunConfig;
+  robot: LoadedRobot;
+  policyPath: string;
+  outDir: string;
+  episodes: number;
+  task: string;
+  seed: number;
+  signal: AbortSignal;
+}
+
+/** Opens the run config's bus for a robot trial; only ros2 can reach a robot outside this process. */
+async function openBus(run: LoadedRunConfig): Promise<Bus> {
+  const b = run.config.bus;
+  switch (b.kind) {
+    case "ros2": {
+      const { Ros2Bus } = await import("../bus/ros2.js");
+      // use_sim_time: the config's true wins; otherwise the node parameter ros2 launch passes decides.
+      return Ros2Bus.create({ nodeName: b.node_name, domainId: b.domain_id, useSimTime: b.use_sim_time ? true : undefined });
+    }
+    case "local":
+      throw new Error(`${run.source.file}: bus.kind local with sim.enabled false: nothing in this process publishes robot "${run.config.robot}"'s topics; use bus.kind ros2 for hardware or \`engram sim\` in another process`);
+    case "replay":
+      throw new Error(`${run.source.file}: bus.kind replay cannot run a trial (a recording does not obey commands); use \`engram replay <mcap> --through-policy <bundle>\``);
+  }
+}
+
+/** Runs the trial on the robot and returns the summary. */
+export async function runOnRobot(a: RobotRunArgs): Promise<RunSummary> {
+  const cfg = a.run.config;
+  const judgeKind = flagString(a.p, "operator", cfg.sim.enabled ? "sim" : "keys");
+  if (judgeKind !== "keys" && judgeKind !== "sim") throw new Error(`--operator "${judgeKind}": expected keys or sim`);
+  const nominal = await nominalTask(a.task, a.robot.profile, a.seed);
+  const instruction = flagString(a.p, "instruction", nominal.instruction)!;
+  const bus = await openBus(a.run);
+  const progress = new ProgressBar();
+  const write = (line: string): void => { progress.clear(); process.stderr.write(line + "\n"); };
+  const term = judgeKind === "keys" ? terminalInput() : null;
+  const topic = judgeKind === "keys" ? topicInput(bus) : null;
+  const judge: TrialJudge & { close?(): void } = judgeKind === "keys" ? new Operator(mergeInputs(term!, topic!), { write }) : new SimJudge(bus, write);
+  write(`[run] ${a.robot.profile.name} on the ${cfg.bus.kind} bus, ${a.episodes} episode(s) of ${a.task}, judged by ${judgeKind === "keys" ? "the operator (keys here, or `ros2 topic pub --once /engram/operator std_msgs/msg/String \"{data: s}\"`)" : "the sim twin's /sim/episode"}; instruction: ${instruction}`);
+  try {
+    return await runHardwareTrial({
+      run: a.run, robot: a.robot, policyPath: a.policyPath, task: a.task, instruction, subtasks: nominal.subtasks,
+      episodes: a.episodes, seed: a.seed, outDir: resolve(a.outDir), bus, judge, progress, signal: a.signal,
+      maxSteps: a.p.flags.has("max-steps") ? flagInt(a.p, "max-steps", 0) : undefined,
+      topicTimeoutMs: flagInt(a.p, "topic-timeout-ms", 10_000),
+      onEpisode: (r, i) => write(`[run] episode ${i + 1}/${a.episodes}: ${r.outcome} in ${r.steps} steps (${r.duration_s} s)`),
+    });
+  } finally {
+    term?.close();
+    topic?.close();
+    judge.close?.();
+    await bus.close();
+  }
+}

@@ -1,0 +1,222 @@
+/**
+ * Trials on a robot the trial does not own: hardware drivers over ROS 2, or the sim twin as its
+ * own process (`engram sim`); only the bus connects them. Between episodes a judge (the human
+ * operator, or the sim's verdict) resets the scene; during an episode its verdict ends it; at the
+ * step limit the robot holds while the judge decides. Writes the same run folder as runTrial
+ * (DESIGN.md §5). Summary fields with no ground truth here (checkpoint rates, classifier against
+ * ground truth, real-time factor) are null.
+ */
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { RELIABLE_QOS, SENSOR_QOS, type Bus } from "../bus/types.js";
+import type { LoadedRunConfig } from "../config/loaders.js";
+import { createOutput } from "../control/index.js";
+import { codecFor } from "../msgs/codec.js";
+import type { RosTypeMap } from "../msgs/types.js";
+import type { Mem0Policy } from "../policy/mem0/Mem0Policy.js";
+import { BusRecorder } from "../record/busRecorder.js";
+import { getLayout } from "../robot/layout.js";
+import type { LoadedRobot } from "../robot/loadRobotProfile.js";
+import { getTask } from "../sim/tasks/index.js";
+import { stepLimit } from "../sim/tasks/types.js";
+import { runEpisodeLoop, type EpisodeEnd } from "./episodeLoop.js";
+import { EventLog } from "./eventLog.js";
+import type { OperatorOutcome, TrialJudge } from "./operator.js";
+import type { ProgressBar } from "./progress.js";
+import { writeReport } from "./report.js";
+import { summarizeRun, type EpisodeRecord, type RunSummary } from "./summary.js";
+import { controlHzOf, episodeParts, imageSpecsOf, loadTrialPolicy, plannerFor, recordedTopics } from "./trialParts.js";
+
+/** Options of `runHardwareTrial`. */
+export interface HardwareTrialOptions {
+  run: LoadedRunConfig;
+  robot: LoadedRobot;
+  /** Policy bundle folder. */
+  policyPath: string;
+  /** Task id: names the run, sets the step limit and the memory class (M(1) / M(n)). */
+  task: string;
+  /** The global instruction given to the policy (must be in a closed-vocabulary tokenizer's list). */
+  instruction: string;
+  /** Subtasks in order, for the scripted planner (M(n) tasks). */
+  subtasks: string[];
+  episodes: number;
+  /** Seed of episode i is seed + i (flow-matching noise). */
+  seed: number;
+  outDir: string;
+  /** The robot's bus; not closed here. */
+  bus: Bus;
+  judge: TrialJudge;
+  /** Step limit per episode (default: the task's time limit at the control rate). */
+  maxSteps?: number;
+  /** How long to wait for the robot's topics before the first episode, ms (default 10 000). */
+  topicTimeoutMs?: number;
+  progress?: ProgressBar | null;
+  /** Called after each episode. */
+  onEpisode?: (record: EpisodeRecord, index: number) => void;
+  /** Aborts the run: the current episode holds, its recording closes, no new episode starts. */
+  signal?: AbortSignal;
+}
+
+/** Runs the trial and returns its summary (also written to `<outDir>/summary.json`). Throws when the robot's topics never arrive. */
+export async function runHardwareTrial(o: HardwareTrialOptions): Promise<RunSummary> {
+  const cfg = o.run.config, profile = o.robot.profile, bus = o.bus, clock = bus.clock;
+  const task = getTask(o.task);
+  const controlHz = controlHzOf(cfg, profile);
+  const maxSteps = o.maxSteps ?? stepLimit(task, controlHz);
+  mkdirSync(join(o.outDir, "episodes"), { recursive: true });
+  const events = new EventLog({ bus, file: join(o.outDir, "events.jsonl"), nowNs: () => clock.nowNs() });
+  const joints = latestJointState(bus, profile.joint_state.topic);
+  const t0 = performance.now();
+  const records: EpisodeRecord[] = [];
+  const tickMs: number[] = [];
+  let late = 0, step: number | null = null;
+  const show = (note?: string, force = false) => o.progress?.update({ done: records.length, total: o.episodes, step, successes: records.filter((r) => r.outcome === "success").length, elapsedS: (performance.now() - t0) / 1000, note }, force);
+  const timer = setInterval(() => show(), 1000);
+  timer.unref();
+  let policy: Mem0Policy | null = null;
+  try {
+    policy = await loadTrialPolicy(cfg, profile, o.policyPath, events);
+    const layout = getLayout(profile, policy.spec.layout);
+    const holdOutput = createOutput(profile, layout, { controlHz });
+    const holdPublishers = new Map(holdOutput.advertisements.map((a) => [a.topic, bus.advertise(a.topic, a.type, RELIABLE_QOS)]));
+    const holdRobot = (): void => {
+      const measured = joints.positions();
+      if (!measured) return;
+      for (const out of holdOutput.buildHold(measured, clock.nowNs())) {
+        holdPublishers.get(out.topic)!((codecFor(out.type as keyof RosTypeMap) as { encode(m: unknown): Uint8Array }).encode(out.message));
+      }
+    };
+    let interventions = 0;
+    events.onEvent((e) => { if (e.event === "safety_intervention" || e.event === "safety_hold") interventions++; });
+    await waitForRobot(bus, o.robot, policy.spec.cameras, o.topicTimeoutMs ?? 10_000, o.signal);
+
+    for (let i = 0; i < o.episodes && !o.signal?.aborted && !o.judge.stopRequested; i++) {
+      o.progress?.clear();
+      if ((await untilAborted(o.judge.awaitReset(i, o.episodes), o.signal, "stop")) === "stop") break;
+      const seed = o.seed + i;
+      events.episode = i;
+      const recorder = cfg.record.enabled ? await BusRecorder.start(bus, join(o.outDir, "episodes", `${i}.mcap`), recordedTopics(o.robot, holdOutput.advertisements)) : null;
+      interventions = 0;
+      const start0 = clock.nowNs();
+      await policy.reset({ task: task.id, episode: i, seed, instruction: o.instruction });
+      if (task.tmc === "M1") policy.setInstruction(o.instruction);
+      events.emit({ event: "episode_start", task: task.id, seed, instruction: o.instruction, policy: policy.spec.name, robot: profile.name });
+      o.judge.beginEpisode(i);
+      step = 0;
+      show("running", true);
+      const loop = await runEpisodeLoop({
+        bus, profile, layout, policy, imageSpecs: imageSpecsOf(policy), controlHz, realtime: true,
+        pace: (ns) => untilAborted(clock.sleepUntil(ns), o.signal, undefined),
+        complexity: task.tmc === "M1" ? "M(1)" : "M(n)",
+        globalTask: o.instruction,
+        planner: task.tmc === "M1" ? null : plannerFor(cfg.policy.planner, o.subtasks, null),
+        keyMemory: cfg.policy.key_memory,
+        ...episodeParts(cfg, profile, layout, policy, controlHz),
+        events, maxSteps,
+        checkEnd: (k) => { step = k + 1; return o.signal?.aborted ? { kind: "aborted", reason: "interrupted" } : endOf(o.judge.verdict); },
+      });
+      holdRobot();
+      let end: EpisodeEnd = loop.end;
+      if (end.kind === "failure" && o.judge.verdict === null) {
+        o.progress?.clear();
+        end = endOf(await untilAborted(o.judge.awaitOutcome(i, `step limit ${maxSteps}`), o.signal, "aborted"))!;
+      }
+      o.judge.endEpisode();
+      events.emit({ event: "episode_end", outcome: end.kind, steps: loop.steps, reason: end.kind === "success" ? null : end.reason });
+      const mcap = recorder ? await recorder.stop() : null;
+      const record: EpisodeRecord = {
+        episode: i, task: task.id, seed, outcome: end.kind, steps: loop.steps,
+        duration_s: Math.round(Number(clock.nowNs() - start0) / 1e6) / 1000,
+        checkpoints: [], checkpoints_defined: [],
+        declared_ends: loop.declaredEnds, true_ends: null,
+        planner_latencies_ms: loop.plannerLatenciesMs,
+        safety_interventions: interventions,
+        realtime_factor: null,
+      };
+      appendFileSync(join(o.outDir, "episodes.jsonl"), JSON.stringify({ ...record, mcap: mcap ? `episodes/${i}.mcap` : null, reason: end.kind === "success" ? null : end.reason }) + "\n");
+      records.push(record);
+      for (const t of loop.timings) tickMs.push(t.preprocessMs + t.observeMs + t.actMs + t.publishMs);
+      late += loop.lateTicks;
+      if (i === 0) writeFileSync(join(o.outDir, "logits-episode-0.json"), JSON.stringify({ logits: loop.logits, declared: loop.declaredEnds, truth: null }));
+      step = null;
+      show(end.kind, true);
+      o.onEpisode?.(record, i);
+    }
+    const summary = summarizeRun({ task: task.id, policy: policy.spec.name, episodes: records, tickMs, lateTicks: late });
+    writeFileSync(join(o.outDir, "summary.json"), JSON.stringify(summary, null, 2) + "\n");
+    await writeReport(o.outDir, summary, records, tickMs);
+    return summary;
+  } finally {
+    clearInterval(timer);
+    o.progress?.clear();
+    joints.close();
+    events.close();
+  }
+}
+
+/** The judge's verdict as an episode end (null: keep going). */
+function endOf(v: OperatorOutcome | null): EpisodeEnd | null {
+  switch (v) {
+    case null: return null;
+    case "success": return { kind: "success" };
+    case "failure": return { kind: "failure", reason: "judged a failure" };
+    case "aborted": return { kind: "aborted", reason: "aborted by the operator" };
+  }
+}
+
+/** Resolves with `p`, or with `onAbort` as soon as `signal` aborts. */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined, onAbort: T): Promise<T> {
+  if (!signal) return p;
+  if (signal.aborted) return Promise.resolve(onAbort);
+  return new Promise<T>((resolve, reject) => {
+    const off = () => resolve(onAbort);
+    signal.addEventListener("abort", off, { once: true });
+    p.then((v) => { signal.removeEventListener("abort", off); resolve(v); }, (e: unknown) => { signal.removeEventListener("abort", off); reject(e); });
+  });
+}
+
+/** The latest joint positions on `topic`, for holding the robot between episodes. */
+function latestJointState(bus: Bus, topic: string): { positions(): Record<string, number> | null; close(): void } {
+  let last: Uint8Array | null = null;
+  const off = bus.subscribe(topic, "sensor_msgs/msg/JointState", SENSOR_QOS, (cdr) => { last = cdr; });
+  const codec = codecFor("sensor_msgs/msg/JointState");
+  return {
+    positions() {
+      if (!last) return null;
+      try {
+        const m = codec.decode(last);
+        return m.name.length === m.position.length ? Object.fromEntries(m.name.map((n, i) => [n, m.position[i]!])) : null;
+      } catch { return null; }
+    },
+    close: off,
+  };
+}
+
+/**
+ * Waits (wall time) until the joint state and every policy camera have delivered a message and,
+ * with use_sim_time, `/clock` has started. Throws naming the silent topics after `timeoutMs`.
+ */
+export async function waitForRobot(bus: Bus, robot: LoadedRobot, cameras: readonly string[], timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  const p = robot.profile;
+  const topics = new Map<string, string>([[p.joint_state.topic, "sensor_msgs/msg/JointState"]]);
+  for (const name of cameras) {
+    const cam = p.cameras.find((c) => c.name === name);
+    if (cam) topics.set(cam.topic, cam.encoding === "jpeg" ? "sensor_msgs/msg/CompressedImage" : "sensor_msgs/msg/Image");
+  }
+  const heard = new Set<string>();
+  const offs = [...topics].map(([topic, type]) => bus.subscribe(topic, type, SENSOR_QOS, () => { heard.add(topic); }));
+  const deadline = performance.now() + timeoutMs;
+  try {
+    while (heard.size < topics.size || bus.clock.nowNs() === 0n) {
+      if (signal?.aborted) return;
+      if (performance.now() > deadline) {
+        const silent = [...topics.keys()].filter((t) => !heard.has(t));
+        const clock = bus.clock.nowNs() === 0n ? " and /clock (use_sim_time is on but no time arrived)" : "";
+        throw new Error(`robot ${p.name}: no message on ${silent.join(", ") || "(all topics heard)"}${clock} within ${timeoutMs} ms; are the drivers (or \`engram sim\`) running on this ROS domain? check with \`ros2 topic hz <topic>\``);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } finally {
+    for (const off of offs) off();
+  }
+}
