@@ -26,19 +26,31 @@ async function episode(cameras: boolean, seed: number): Promise<Record<string, n
   const step = node.world.step.bind(node.world);
   await node.warmUp(); // one-off start-up costs are not part of the steady-state figures
   // Bench-only instrumentation: time each physics step.
-  node.world.step = () => { const t = performance.now(); step(); stepUs.push((performance.now() - t) * 1000); };
+  const stepCpuUs: number[] = [];
+  node.world.step = () => {
+    const c = process.cpuUsage(), t = performance.now();
+    step();
+    stepUs.push((performance.now() - t) * 1000);
+    const d = process.cpuUsage(c);
+    stepCpuUs.push(d.user + d.system);
+  };
   const ep = node.reset({ task: getTask("put-back-block"), seed, expert: true })!;
-  const t0 = performance.now();
+  const t0 = performance.now(), cpu0 = process.cpuUsage();
   await node.runEpisode();
   const wallS = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const cpuS = (cpu.user + cpu.system) / 1e6;
   const simS = Number(node.world.timeNs) / 1e9;
   const renderMs = node.sensors.renderMs;
   node.close();
   await bus.close();
   const out: Record<string, number | boolean> = {
     success: ep.success, sim_s: simS, wall_s: wallS, realtime_factor: simS / wallS,
+    // CPU seconds of the whole process (all threads): sim_s / cpu_s is the factor on an idle machine's cores.
+    cpu_s: cpuS, realtime_factor_cpu: simS / cpuS,
     physics_steps: stepUs.length, physics_us_per_step: stepUs.reduce((a, b) => a + b, 0) / stepUs.length,
     physics_us_p99: percentile(stepUs, 0.99),
+    physics_cpu_us_per_step: stepCpuUs.reduce((a, b) => a + b, 0) / stepCpuUs.length,
   };
   if (cameras) {
     out.camera_frames = renderMs.length;
