@@ -11,6 +11,7 @@ import { PlanExpert, type PlannedSubtask } from "../expert/PlanExpert.js";
 import { armFor, gripWidths, moveObjectOps } from "../expert/primitives.js";
 import { TABLE_Z, at, distXy } from "./geometry.js";
 import { BLOCK_HALF, COLORS, addBlock } from "./props.js";
+import { handsClear, letGo, released } from "./progress.js";
 import type { TaskDefinition, TaskScene } from "./types.js";
 
 const LID_HALF: Vec3 = [0.032, 0.032, 0.01];
@@ -73,6 +74,22 @@ export const coverBlocks: TaskDefinition<CoverBlocksScene> = {
     "cover the left block with a lid", "cover the middle block with a lid", "cover the right block with a lid",
     "uncover the red block", "uncover the green block", "uncover the blue block",
   ],
+
+  subtaskDone(world, s, index) {
+    if (index < 3) {
+      // Cover block `index` (left to right): a free lid rests on it and the hand has withdrawn.
+      const block = s.blocks[index]!.id;
+      const lid = s.lids.find((l) => distXy(world.objectPose(l).position, world.objectPose(block).position) <= COVER_TOL_XY_M);
+      return isCovered(world, s, block) && lid !== undefined && letGo(world, lid);
+    }
+    // Uncover ORDER[index - 3]: that block has been uncovered since all were covered, no lid is
+    // held, and the hands are clear of the lids (the one just put down) and of the block.
+    const colour = ORDER[index - 3];
+    if (colour === undefined || !s.uncoverOrder.includes(colour)) return false;
+    const block = s.blocks.find((b) => b.colour === colour)!.id;
+    const near = [block, ...s.lids].map((id) => world.objectPose(id).position);
+    return !isCovered(world, s, block) && released(world, s.lids) && handsClear(world, near);
+  },
 
   update(world, s) {
     const step = s.step++;

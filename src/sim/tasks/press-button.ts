@@ -8,6 +8,7 @@ import type { SimWorldApi } from "../world/types.js";
 import { PlanExpert, type PlannedSubtask } from "../expert/PlanExpert.js";
 import { armFor, gripWidths, pressOps } from "../expert/primitives.js";
 import { COLORS, addButton, addDigit, updateButton, type Button } from "./props.js";
+import { pressLetGo } from "./progress.js";
 import type { TaskDefinition, TaskScene } from "./types.js";
 
 /** Scene state of Press Button. */
@@ -51,6 +52,13 @@ export const pressButton: TaskDefinition<PressButtonScene> = {
   },
 
   subtasks: (s) => [...Array(s.n1).fill(LEFT_TEXT), ...Array(s.n2).fill(MIDDLE_TEXT), CONFIRM_TEXT],
+
+  // Press k of a button is done once the button has counted k presses and the hand has let go of it.
+  subtaskDone(world, s, index) {
+    if (index < s.n1) return s.left.count > index && pressLetGo(world, s.left);
+    if (index < s.n1 + s.n2) return s.middle.count > index - s.n1 && pressLetGo(world, s.middle);
+    return index === s.n1 + s.n2 && s.countsAtConfirm !== null && pressLetGo(world, s.confirm);
+  },
 
   update(world, s) {
     const step = s.step++;

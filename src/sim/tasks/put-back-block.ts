@@ -8,6 +8,7 @@ import { PlanExpert } from "../expert/PlanExpert.js";
 import { armFor, gripWidths, moveObjectOps, pressOps } from "../expert/primitives.js";
 import { TABLE_Z, distXy } from "./geometry.js";
 import { BLOCK_HALF, COLORS, addBlock, addButton, addPatch, restsAt, updateButton, type Button } from "./props.js";
+import { letGo, pressLetGo } from "./progress.js";
 import type { TaskDefinition, TaskScene } from "./types.js";
 
 /** Block on a mat: centre within this of the mat centre, m. */
@@ -61,6 +62,15 @@ export const putBackBlock: TaskDefinition<PutBackBlockScene> = {
   },
 
   subtasks: () => ["pick up the block and place it at the center", "press the button", "put the block back on its original mat"],
+
+  subtaskDone(world, s, index) {
+    switch (index) {
+      case 0: return restsAt(world, s.block, s.centre, AT_CENTRE_TOL_M, REST_Z) && letGo(world, s.block);
+      case 1: return s.pressedAfterCentreStep !== null && pressLetGo(world, s.button);
+      case 2: return blockOnOriginal(world, s) && letGo(world, s.block);
+      default: return false;
+    }
+  },
 
   update(world, s) {
     const step = s.step++;

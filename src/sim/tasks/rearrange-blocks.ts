@@ -8,6 +8,7 @@ import { PlanExpert } from "../expert/PlanExpert.js";
 import { armFor, gripWidths, moveObjectOps, pressOps } from "../expert/primitives.js";
 import { TABLE_Z } from "./geometry.js";
 import { BLOCK_HALF, COLORS, addBlock, addButton, addPatch, restsAt, updateButton, type Button } from "./props.js";
+import { letGo, pressLetGo } from "./progress.js";
 import type { TaskDefinition, TaskScene } from "./types.js";
 
 const ON_MAT_TOL_M = 0.03;
@@ -67,6 +68,18 @@ export const rearrangeBlocks: TaskDefinition<RearrangeBlocksScene> = {
     "put the red block back on its original mat",
     "put the green block back on its original mat",
   ],
+
+  subtaskDone(world, s, index) {
+    const placed = (id: ObjectId, at: Vec3) => rests(world, id, at) && letGo(world, id);
+    switch (index) {
+      case 0: return placed(s.red, s.squares.red);
+      case 1: return placed(s.green, s.squares.green);
+      case 2: return s.pressedAfterSquaresStep !== null && pressLetGo(world, s.button);
+      case 3: return placed(s.red, s.mats[s.redStart]!);
+      case 4: return placed(s.green, s.mats[s.greenStart]!);
+      default: return false;
+    }
+  },
 
   update(world, s) {
     const step = s.step++;

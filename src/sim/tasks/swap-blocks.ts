@@ -8,6 +8,7 @@ import { PlanExpert } from "../expert/PlanExpert.js";
 import { armFor, gripWidths, moveObjectOps, pressOps } from "../expert/primitives.js";
 import { TABLE_Z } from "./geometry.js";
 import { BLOCK_HALF, COLORS, addBlock, addButton, addPatch, restsAt, updateButton, type Button } from "./props.js";
+import { letGo, pressLetGo } from "./progress.js";
 import type { TaskDefinition, TaskScene } from "./types.js";
 
 const ON_TRAY_TOL_M = 0.03;
@@ -69,6 +70,17 @@ export const swapBlocks: TaskDefinition<SwapBlocksScene> = {
     "move the red block to the tray where the blue block was",
     "press the button",
   ],
+
+  subtaskDone(world, s, index) {
+    const placed = (id: ObjectId, tray: number) => rests(world, id, s.trays[tray]!) && letGo(world, id);
+    switch (index) {
+      case 0: return placed(s.red, s.emptyStart);
+      case 1: return placed(s.blue, s.redStart);
+      case 2: return placed(s.red, s.blueStart);
+      case 3: return s.pressedAfterSwapStep !== null && pressLetGo(world, s.button);
+      default: return false;
+    }
+  },
 
   update(world, s) {
     const step = s.step++;

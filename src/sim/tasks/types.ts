@@ -50,6 +50,13 @@ export interface TaskDefinition<S extends TaskScene = TaskScene> {
   createScene(world: SimWorldApi, rng: Rng, robot: TaskRobot): S;
   /** The subtask list, in order, worded like RMBench annotations. */
   subtasks(scene: S): string[];
+  /**
+   * Ground truth, whoever drives: is subtask `index` of `subtasks(scene)` done now? Asked once per
+   * control step after `update`, only for the first unfinished subtask (SubtaskProgress latches the
+   * earlier ones), so a predicate may assume its predecessors are done. Done = the effect holds in
+   * the world and the hand has let go and withdrawn (see progress.ts).
+   */
+  subtaskDone(world: SimWorldApi, scene: S, index: number): boolean;
   /** Called once per control step, after physics: tracks presses, placements, events. Increments scene.step. */
   update(world: SimWorldApi, scene: S): void;
   /** True when the task is accomplished (tolerances in the task file). */
