@@ -14,6 +14,7 @@ import { createOutput } from "../control/index.js";
 import { codecFor } from "../msgs/codec.js";
 import type { RosTypeMap } from "../msgs/types.js";
 import type { Mem0Policy } from "../policy/mem0/Mem0Policy.js";
+import { OraclePlanner } from "../policy/planner/oracle.js";
 import { BusRecorder } from "../record/busRecorder.js";
 import { getLayout } from "../robot/layout.js";
 import type { LoadedRobot } from "../robot/loadRobotProfile.js";
@@ -25,7 +26,7 @@ import type { OperatorOutcome, TrialJudge } from "./operator.js";
 import type { ProgressBar } from "./progress.js";
 import { writeReport } from "./report.js";
 import { summarizeRun, type EpisodeRecord, type RunSummary } from "./summary.js";
-import { controlHzOf, episodeParts, imageSpecsOf, loadTrialPolicy, plannerFor, recordedTopics } from "./trialParts.js";
+import { controlHzOf, episodeParts, imageSpecsOf, loadTrialPolicy, plannerFor, recordedTopics, subscribeGroundTruth } from "./trialParts.js";
 
 /** Options of `runHardwareTrial`. */
 export interface HardwareTrialOptions {
@@ -77,6 +78,9 @@ export async function runHardwareTrial(o: HardwareTrialOptions): Promise<RunSumm
   try {
     policy = await loadTrialPolicy(cfg, profile, o.policyPath, events);
     const layout = getLayout(profile, policy.spec.layout);
+    // The sim twin in another process publishes its ground truth: the oracle ablations can use it.
+    const oraclePlanner = cfg.sim.enabled && cfg.policy.planner.kind === "oracle" ? new OraclePlanner() : null;
+    if (cfg.sim.enabled) subscribeGroundTruth(bus, policy, cfg.policy.classifier === "oracle", oraclePlanner);
     const holdOutput = createOutput(profile, layout, { controlHz });
     const holdPublishers = new Map(holdOutput.advertisements.map((a) => [a.topic, bus.advertise(a.topic, a.type, RELIABLE_QOS)]));
     const holdRobot = (): void => {
@@ -109,7 +113,7 @@ export async function runHardwareTrial(o: HardwareTrialOptions): Promise<RunSumm
         pace: (ns) => untilAborted(clock.sleepUntil(ns), o.signal, undefined),
         complexity: task.tmc === "M1" ? "M(1)" : "M(n)",
         globalTask: o.instruction,
-        planner: task.tmc === "M1" ? null : plannerFor(cfg.policy.planner, o.subtasks, null),
+        planner: task.tmc === "M1" ? null : plannerFor(cfg.policy.planner, o.subtasks, oraclePlanner),
         keyMemory: cfg.policy.key_memory,
         ...episodeParts(cfg, profile, layout, policy, controlHz),
         events, maxSteps,

@@ -1,0 +1,78 @@
+/** The operator of hardware trials (keys, prompts, input end) and the progress bar, without a robot. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { PassThrough } from "node:stream";
+import { InputQueue, mergeInputs, Operator, parseOperatorInput, terminalInput } from "../../src/trial/operator.js";
+import { formatProgress } from "../../src/trial/progress.js";
+
+test("parseOperatorInput: keys and words", () => {
+  const table: Array<[string, ReturnType<typeof parseOperatorInput>]> = [
+    ["\r", { kind: "start" }], ["", { kind: "start" }], ["  ", { kind: "start" }], ["enter", { kind: "start" }],
+    ["s", { kind: "outcome", outcome: "success" }], ["S", { kind: "outcome", outcome: "success" }], [" success ", { kind: "outcome", outcome: "success" }],
+    ["f", { kind: "outcome", outcome: "failure" }], ["a", { kind: "outcome", outcome: "aborted" }],
+    ["q", { kind: "stop" }], ["\u0003", { kind: "stop" }], ["x", null], ["sf", null],
+  ];
+  for (const [text, want] of table) assert.deepEqual(parseOperatorInput(text), want, JSON.stringify(text));
+});
+
+test("Operator: a key that does not answer the prompt is ignored; the answer that fits resolves", async () => {
+  const input = new InputQueue();
+  const lines: string[] = [];
+  const op = new Operator(input, { write: (l) => lines.push(l) });
+  const reset = op.awaitReset(0, 2);
+  input.push("s");
+  input.push("x");
+  input.push("\r");
+  assert.equal(await reset, "start");
+  assert.ok(lines.some((l) => /"success" does not answer this prompt/.test(l)), lines.join("\n"));
+  assert.ok(lines.some((l) => /unknown key "x"/.test(l)));
+  op.beginEpisode(0);
+  input.push("\r");
+  input.push("f");
+  input.push("s");
+  await new Promise((r) => setImmediate(r));
+  assert.equal(op.verdict, "failure", "the first verdict of an episode counts, enter does not end it");
+  op.endEpisode();
+  const outcome = op.awaitOutcome(1, "step limit 10");
+  input.push("\r");
+  input.push("a");
+  assert.equal(await outcome, "aborted");
+  assert.equal(op.stopRequested, false);
+  input.end();
+});
+
+test("Operator: q while running aborts the episode and stops the run; input end stops it too", async () => {
+  const input = new InputQueue();
+  const op = new Operator(input, { write: () => {} });
+  op.beginEpisode(0);
+  input.push("q");
+  await new Promise((r) => setImmediate(r));
+  assert.equal(op.verdict, "aborted");
+  assert.equal(op.stopRequested, true);
+  assert.equal(await op.awaitReset(1, 3), "stop");
+
+  const closed = new InputQueue();
+  const op2 = new Operator(closed, { write: () => {} });
+  const pending = op2.awaitReset(0, 1);
+  closed.end();
+  assert.equal(await pending, "stop", "nobody can answer once every input has ended");
+});
+
+test("terminalInput on a pipe gives lines; mergeInputs ends when every source ends", async () => {
+  const pipe = new PassThrough() as unknown as NodeJS.ReadStream;
+  const term = terminalInput(pipe);
+  const extra = new InputQueue();
+  const merged = mergeInputs(term, extra);
+  (pipe as unknown as PassThrough).end("\ns\nq\n");
+  extra.push("f");
+  extra.end();
+  const got: string[] = [];
+  for await (const item of merged) got.push(item);
+  assert.deepEqual([...got].sort(), ["", "f", "q", "s"]);
+  assert.deepEqual(got.filter((g) => g !== "f"), ["", "s", "q"], "lines keep their order");
+});
+
+test("formatProgress: episode k/N, step, successes, elapsed", () => {
+  assert.equal(formatProgress({ done: 2, total: 10, step: 35, successes: 1, elapsedS: 41.23 }, 10), "[##........] episode 3/10 step 35, 1/2 successes, 41.2 s elapsed");
+  assert.equal(formatProgress({ done: 10, total: 10, step: null, successes: 7, elapsedS: 600, note: "success" }, 10), "[##########] episode 10/10, 7/10 successes, 600.0 s elapsed (success)");
+});
