@@ -4,14 +4,17 @@
  * sim.enabled false the robot is outside this process (hardware, or `engram sim`): see runRobot.ts
  * for the operator prompts, outcome keys and extra flags. With --json the
  * last line printed is the summary object. SIGINT/SIGTERM: the current episode holds, its MCAP is
- * closed, the summary of the finished episodes is written, and the process exits (within 4 s).
+ * closed, the summary of the finished episodes is written, and the process exits (within 4 s)
+ * with code 130. An episode aborted by an error (policy, planner, I/O) holds first, ends the run,
+ * and exits 1 naming the reason. On a terminal: `r` resumes a latched e-stop, `q` stops like SIGINT.
  */
 import { resolve } from "node:path";
 import { loadRunConfig } from "../config/loaders.js";
+import { StopLatch } from "../control/index.js";
 import { loadRobotProfile } from "../robot/loadRobotProfile.js";
 import { runTrial } from "../trial/runTrial.js";
 import { flagInt, flagString, parseArgs } from "./args.js";
-import { defaultRunDir, installStopSignals } from "./runDir.js";
+import { defaultRunDir, installRunKeys, installStopSignals } from "./runDir.js";
 import { runOnRobot } from "./runRobot.js";
 
 export async function main(args: string[]): Promise<number> {
@@ -31,17 +34,26 @@ export async function main(args: string[]): Promise<number> {
   const outDir = resolve(flagString(p, "out") ?? cfg.output ?? defaultRunDir(run.root, cfg.name));
   const json = p.flags.has("json");
   const stop = installStopSignals();
+  const onRobot = cfg.bus.kind !== "local" || !cfg.sim.enabled;
+  const stops = new StopLatch({ safety: robot.profile.safety });
+  // On the in-process sim the terminal is ours; on a robot the operator (runRobot.ts) reads it.
+  const keys = onRobot ? { dispose() {} } : installRunKeys({
+    resume: () => process.stderr.write(stops.resume("key") ? "[run] e-stop resumed (key r)\n" : "[run] r: no e-stop is latched\n"),
+    stop: () => stop.stop("q"),
+  });
+  if (!onRobot && process.stdin.isTTY) process.stderr.write("[run] keys: r resume a latched e-stop, q stop\n");
   const t0 = performance.now();
   let successes = 0;
   try {
     // A robot this process does not own (hardware, or `engram sim` as its own process): runRobot.ts.
-    const summary = cfg.bus.kind !== "local" || !cfg.sim.enabled
+    const summary = onRobot
       ? await runOnRobot({ p, run, robot, policyPath, outDir, episodes, task: flagString(p, "task", cfg.task)!, seed: flagInt(p, "seed", cfg.sim.seed), signal: stop.signal })
       : await runTrial({
       run, robot, policyPath, outDir, episodes,
       task: flagString(p, "task", cfg.task)!,
       seed: flagInt(p, "seed", cfg.sim.seed),
       signal: stop.signal,
+      stops,
       onEpisode: (r, i) => {
         if (r.outcome === "success") successes++;
         const elapsed = (performance.now() - t0) / 1000;
@@ -50,8 +62,13 @@ export async function main(args: string[]): Promise<number> {
     });
     process.stderr.write(`[run] wrote ${outDir}\n`);
     process.stdout.write(json ? JSON.stringify(summary) + "\n" : `${summary.task}: ${summary.successes}/${summary.episodes} successes, tick p50 ${summary.tick_ms.p50} ms; run folder ${outDir}\n`);
+    if (summary.aborted && !summary.aborted.interrupted) {
+      process.stderr.write(`[run] aborted in episode ${summary.aborted.episode}: ${summary.aborted.reason}\n`);
+      return 1;
+    }
     return stop.signal.aborted ? 130 : 0;
   } finally {
+    keys.dispose();
     stop.dispose();
   }
 }

@@ -11,10 +11,10 @@ export function defaultRunDir(root: string, name: string): string {
  * running episode holds and the recordings are closed; a hard deadline of 4 s then exits the
  * process whatever is still running. A second signal exits at once.
  */
-export function installStopSignals(deadlineMs = 4000): { signal: AbortSignal; dispose(): void } {
+export function installStopSignals(deadlineMs = 4000): { signal: AbortSignal; stop(name: string): void; dispose(): void } {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | null = null;
-  const onSignal = (name: NodeJS.Signals) => {
+  const onSignal = (name: string) => {
     if (controller.signal.aborted) process.exit(130);
     process.stderr.write(`[engram] ${name}: holding the robot, closing recordings\n`);
     controller.abort(new Error(name));
@@ -28,10 +28,40 @@ export function installStopSignals(deadlineMs = 4000): { signal: AbortSignal; di
   process.on("SIGTERM", onSignal);
   return {
     signal: controller.signal,
+    /** Stops as a signal would (the terminal's `q` key); a second call exits at once. */
+    stop: onSignal,
     dispose() {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
       if (timer) clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * The run's terminal keys, only when stdin is a TTY (raw mode, one key at a time; works over SSH):
+ * `r` resumes a latched e-stop, `q` stops like SIGINT, Ctrl-C (raw mode swallows the signal) is
+ * re-raised as SIGINT. A pipe or no terminal (ros2 launch, CI) installs nothing and leaves stdin
+ * alone. `dispose` restores the terminal and lets the process exit.
+ */
+export function installRunKeys(keys: { resume(): void; stop(): void }, stdin: NodeJS.ReadStream = process.stdin): { dispose(): void } {
+  if (!stdin.isTTY) return { dispose() {} };
+  stdin.setRawMode(true);
+  stdin.setEncoding("utf8");
+  stdin.resume();
+  const onData = (chunk: string): void => {
+    for (const ch of chunk) {
+      if (ch === "\u0003") process.kill(process.pid, "SIGINT");
+      else if (ch === "r" || ch === "R") keys.resume();
+      else if (ch === "q" || ch === "Q") keys.stop();
+    }
+  };
+  stdin.on("data", onData);
+  return {
+    dispose() {
+      stdin.off("data", onData);
+      stdin.setRawMode(false);
+      stdin.pause();
     },
   };
 }

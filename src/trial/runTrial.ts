@@ -7,17 +7,18 @@ import { join } from "node:path";
 import { SimClock, WallClock } from "../bus/clock.js";
 import { LocalBus } from "../bus/local.js";
 import type { LoadedRunConfig } from "../config/loaders.js";
-import { createOutput } from "../control/index.js";
+import { createOutput, StopLatch } from "../control/index.js";
 import type { Mem0Policy } from "../policy/mem0/Mem0Policy.js";
 import { OraclePlanner } from "../policy/planner/oracle.js";
 import { BusRecorder } from "../record/busRecorder.js";
+import { settle } from "../record/episodeWriter.js";
 import { getLayout } from "../robot/layout.js";
 import type { LoadedRobot } from "../robot/loadRobotProfile.js";
 import { SimNode } from "../sim/node/SimNode.js";
 import { getTask } from "../sim/tasks/index.js";
 import { EventLog } from "./eventLog.js";
 import { runEpisodeLoop, type EpisodeLoopResult } from "./episodeLoop.js";
-import { summarizeRun, type EpisodeRecord, type RunSummary } from "./summary.js";
+import { summarizeRun, type EpisodeRecord, type RunAbort, type RunSummary } from "./summary.js";
 import { writeReport } from "./report.js";
 import { controlHzOf as controlHzOfConfig, episodeParts, imageSpecsOf, loadTrialPolicy, plannerFor, recordedTopics, subscribeGroundTruth } from "./trialParts.js";
 
@@ -34,6 +35,11 @@ export interface TrialOptions {
   onEpisode?: (record: EpisodeRecord, index: number) => void;
   /** Aborts the run: the current episode holds, its recording is closed, no new episode starts. */
   signal?: AbortSignal;
+  /**
+   * The run's e-stop latch, shared by all its episodes (a latched stop outlives the episode); the
+   * CLI's terminal key resumes it. Default: one built from the profile's safety section.
+   */
+  stops?: StopLatch;
 }
 
 /** Runs the trial and returns its summary (also written to `<outDir>/summary.json`). */
@@ -61,46 +67,67 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
     const oraclePlanner = cfg.policy.planner.kind === "oracle" ? new OraclePlanner() : null;
     subscribeGroundTruth(bus, policy, oracleClassifier, oraclePlanner);
 
+    const stops = o.stops ?? new StopLatch({ safety: profile.safety });
     let interventions = 0;
     events.onEvent((e) => { if (e.event === "safety_intervention" || e.event === "safety_hold") interventions++; });
     const records: EpisodeRecord[] = [];
     const tickMs: number[] = [];
     let late = 0;
-    for (let i = 0; i < o.episodes && !o.signal?.aborted; i++) {
-      const seed = o.seed + i;
-      events.episode = i;
-      const recorder = cfg.record.enabled ? await BusRecorder.start(bus, join(o.outDir, "episodes", `${i}.mcap`), recordedTopics(o.robot, createOutput(profile, layout, { controlHz }).advertisements)) : null;
-      interventions = 0;
-      const wall0 = performance.now();
-      const sim0 = clock.nowNs();
-      const episode = node.reset({ task, seed })!;
-      const instruction = episode.instruction;
-      await policy.reset({ task: task.id, episode: i, seed, instruction });
-      if (task.tmc === "M1") policy.setInstruction(instruction);
-      events.emit({ event: "episode_start", task: task.id, seed, instruction, policy: policy.spec.name });
-      const loop = await runEpisodeLoop({
-        bus, profile, layout, policy, imageSpecs, controlHz, realtime: !lockstep,
-        pace: lockstep ? (ns) => node.advanceTo(ns) : (ns) => clock.sleepUntil(ns),
-        complexity: task.tmc === "M1" ? "M(1)" : "M(n)",
-        globalTask: instruction,
-        planner: task.tmc === "M1" ? null : plannerFor(cfg.policy.planner, task.subtasks(episode.scene), oraclePlanner),
-        keyMemory: cfg.policy.key_memory,
-        ...episodeParts(cfg, profile, layout, policy, controlHz),
-        events,
-        maxSteps: episode.limit,
-        checkEnd: () => (o.signal?.aborted ? { kind: "aborted", reason: "interrupted" } : episode.done ? (episode.success ? { kind: "success" } : { kind: "failure", reason: "step limit" }) : null),
-      });
-      const record = episodeRecord(i, task.id, seed, loop, episode, task.checkpoints, (performance.now() - wall0) / 1000, Number(clock.nowNs() - sim0) / 1e9, interventions);
-      events.emit({ event: "episode_end", outcome: record.outcome, steps: record.steps, reason: loop.end.kind === "success" ? null : loop.end.reason });
-      const summary = recorder ? await recorder.stop() : null;
-      appendFileSync(join(o.outDir, "episodes.jsonl"), JSON.stringify({ ...record, mcap: summary ? `episodes/${i}.mcap` : null }) + "\n");
-      records.push(record);
-      for (const t of loop.timings) tickMs.push(t.preprocessMs + t.observeMs + t.actMs + t.publishMs);
-      late += loop.lateTicks;
-      if (i === 0) writeFileSync(join(o.outDir, "logits-episode-0.json"), JSON.stringify({ logits: loop.logits, declared: loop.declaredEnds, truth: record.true_ends }));
-      o.onEpisode?.(record, i);
+    let aborted: RunAbort | null = null;
+    try {
+      for (let i = 0; i < o.episodes && !o.signal?.aborted && !aborted; i++) {
+        const seed = o.seed + i;
+        events.episode = i;
+        const topics = recordedTopics(o.robot, createOutput(profile, layout, { controlHz }).advertisements);
+        const recorder = cfg.record.enabled ? await BusRecorder.start(bus, join(o.outDir, "episodes", `${i}.mcap`), topics) : null;
+        // The recording is closed whatever happens in the episode (abort, error): what it holds stays readable.
+        try {
+          interventions = 0;
+          const wall0 = performance.now();
+          const sim0 = clock.nowNs();
+          const episode = node.reset({ task, seed })!;
+          const instruction = episode.instruction;
+          await policy.reset({ task: task.id, episode: i, seed, instruction });
+          if (task.tmc === "M1") policy.setInstruction(instruction);
+          events.emit({ event: "episode_start", task: task.id, seed, instruction, policy: policy.spec.name });
+          const loop = await runEpisodeLoop({
+            bus, profile, layout, policy, imageSpecs, controlHz, realtime: !lockstep,
+            pace: lockstep ? (ns) => node.advanceTo(ns) : (ns) => clock.sleepUntil(ns),
+            complexity: task.tmc === "M1" ? "M(1)" : "M(n)",
+            globalTask: instruction,
+            planner: task.tmc === "M1" ? null : plannerFor(cfg.policy.planner, task.subtasks(episode.scene), oraclePlanner),
+            keyMemory: cfg.policy.key_memory,
+            ...episodeParts(cfg, profile, layout, policy, controlHz),
+            stops,
+            events,
+            maxSteps: episode.limit,
+            checkEnd: () => (o.signal?.aborted ? { kind: "aborted", reason: interruptReason(o.signal) } : episode.done ? (episode.success ? { kind: "success" } : { kind: "failure", reason: "step limit" }) : null),
+          });
+          const record = episodeRecord(i, task.id, seed, loop, episode, task.checkpoints, (performance.now() - wall0) / 1000, Number(clock.nowNs() - sim0) / 1e9, interventions);
+          events.emit({ event: "episode_end", outcome: record.outcome, steps: record.steps, reason: loop.end.kind === "success" ? null : loop.end.reason });
+          // An episode aborted by anything but the operator's interrupt (error, dead planner) ends the run.
+          if (loop.end.kind === "aborted") aborted = { episode: i, reason: loop.end.reason, interrupted: o.signal?.aborted === true };
+          appendFileSync(join(o.outDir, "episodes.jsonl"), JSON.stringify({ ...record, mcap: recorder ? `episodes/${i}.mcap` : null }) + "\n");
+          records.push(record);
+          for (const t of loop.timings) tickMs.push(t.preprocessMs + t.observeMs + t.actMs + t.publishMs);
+          late += loop.lateTicks;
+          if (i === 0) writeFileSync(join(o.outDir, "logits-episode-0.json"), JSON.stringify({ logits: loop.logits, declared: loop.declaredEnds, truth: record.true_ends }));
+          o.onEpisode?.(record, i);
+        } finally {
+          if (recorder) {
+            await settle(bus, topics); // the hold and episode_end published last reach the recording
+            await recorder.stop();
+          }
+        }
+      }
+    } catch (err) {
+      // Outside the loop (which holds and returns on its own errors): reset, recording, I/O.
+      const reason = err instanceof Error ? err.message : String(err);
+      events.emit({ event: "fault", reason });
+      aborted = { episode: records.length, reason, interrupted: false };
     }
-    const summary = summarizeRun({ task: task.id, policy: policy.spec.name, episodes: records, tickMs, lateTicks: late });
+    if (o.signal?.aborted && !aborted) aborted = { episode: records.length, reason: interruptReason(o.signal), interrupted: true };
+    const summary = summarizeRun({ task: task.id, policy: policy.spec.name, episodes: records, tickMs, lateTicks: late, aborted });
     writeFileSync(join(o.outDir, "summary.json"), JSON.stringify(summary, null, 2) + "\n");
     await writeReport(o.outDir, summary, records, tickMs);
     return summary;
@@ -109,6 +136,12 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
     node.close();
     await bus.close();
   }
+}
+
+/** "interrupted (SIGINT)": the abort reason the CLI's stop signals give, else "interrupted". */
+function interruptReason(signal: AbortSignal): string {
+  const why = signal.reason instanceof Error ? signal.reason.message : typeof signal.reason === "string" ? signal.reason : "";
+  return why ? `interrupted (${why})` : "interrupted";
 }
 
 function controlHzOf(o: TrialOptions): number {

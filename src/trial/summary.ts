@@ -46,7 +46,12 @@ export interface RunSummary {
   tick_ms: { p50: number | null; p99: number | null; late: number };
   safety: { interventions: number };
   realtime_factor: number | null;
+  /** Why the run stopped before its last episode (an interrupt or an error); null when it ran to the end. */
+  aborted: RunAbort | null;
 }
+
+/** The run stopped early: in which episode (0-based) and why. */
+export interface RunAbort { episode: number; reason: string; interrupted: boolean }
 
 /**
  * Matches declared subtask ends to ground-truth ends: a declared end within `toleranceSteps` of an
@@ -75,6 +80,7 @@ export function summarizeRun(args: {
   tickMs: readonly number[];
   lateTicks: number;
   matchToleranceSteps?: number;
+  aborted?: RunAbort | null;
 }): RunSummary {
   const eps = args.episodes;
   const n = eps.length;
@@ -117,6 +123,7 @@ export function summarizeRun(args: {
     },
     safety: { interventions: eps.reduce((a, e) => a + e.safety_interventions, 0) },
     realtime_factor: rtfs.length === 0 ? null : round4(rtfs.reduce((a, b) => a + b, 0) / rtfs.length),
+    aborted: args.aborted ?? null,
   };
 }
 
