@@ -11,6 +11,7 @@ export type { CheckpointDef, CheckpointLabel, TaskDefinition, TaskMemoryClass, T
 export { stepLimit } from "./types.js";
 export { mulberry32, type Rng } from "./rng.js";
 export { CheckpointTracker, type CheckpointReached } from "./checkpoints.js";
+export { SubtaskProgress, handsClear, letGo, pressLetGo, released, WITHDRAWN_Z, CLEAR_XY_M, BUTTON_WITHDRAWN_M, type ProgressSource, type SubtaskEnd } from "./progress.js";
 
 const TASKS: TaskDefinition<TaskScene>[] = [putBackBlock, rearrangeBlocks, swapBlocks, coverBlocks, pressButton];
 
