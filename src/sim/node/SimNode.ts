@@ -170,6 +170,8 @@ export class SimNode {
 
   /** Lock-step: runs physics steps up to bus time `ns`, publishing everything due on the way. */
   async advanceTo(ns: bigint): Promise<void> {
+    // Let the bus deliver commands published before this call, so they act from the first step.
+    await new Promise<void>((r) => setImmediate(r));
     while (!this.closed && this.epochNs + this.world.stepTimeNs(this.world.stepCount + 1) <= ns) await this.stepOnce();
     await this.sensors.flush();
     if (this.simClock && ns > this.simClock.nowNs()) await this.simClock.advanceTo(ns);
