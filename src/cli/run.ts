@@ -31,7 +31,7 @@ export async function main(args: string[]): Promise<number> {
   if (!policyPath) throw new Error(`${configPath}: no policy bundle: set policy.bundle in the run config or pass --policy <bundle>`);
   const robot = loadRobotProfile(run.robotPath);
   const episodes = flagInt(p, "episodes", cfg.episodes);
-  const outDir = resolve(flagString(p, "out") ?? cfg.output ?? defaultRunDir(run.root, cfg.name));
+  const outDir = resolve(flagString(p, "out") || (cfg.output ?? defaultRunDir(run.root, cfg.name)));
   const json = p.flags.has("json");
   const stop = installStopSignals();
   const onRobot = cfg.bus.kind !== "local" || !cfg.sim.enabled;

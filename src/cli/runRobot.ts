@@ -4,14 +4,17 @@
  * instruction for the seed), `--max-steps N` (default: the task's time limit), `--operator
  * keys|sim` (keys: the terminal and the /engram/operator topic, the default on hardware; sim: the
  * sim twin's own verdict on /sim/episode, the default when the run config has sim.enabled: true),
- * `--topic-timeout-ms N` (wait for the robot's topics, default 10000).
+ * `--topic-timeout-ms N` (wait for the robot's topics, default 10000). `--operator topic`: only the
+ * topic (what the launch files use: `ros2 launch` owns the terminal). Operator prompts are also
+ * published on /engram/operator_prompt (std_msgs/msg/String) for an operator on another machine.
  */
 import { resolve } from "node:path";
-import type { Bus } from "../bus/types.js";
+import { RELIABLE_QOS, type Bus } from "../bus/types.js";
 import type { LoadedRunConfig } from "../config/loaders.js";
 import type { LoadedRobot } from "../robot/loadRobotProfile.js";
 import { runHardwareTrial } from "../trial/hardwareTrial.js";
-import { mergeInputs, Operator, SimJudge, terminalInput, topicInput, type TrialJudge } from "../trial/operator.js";
+import { codecFor } from "../msgs/codec.js";
+import { mergeInputs, Operator, OPERATOR_PROMPT_TOPIC, OPERATOR_TOPIC, SimJudge, terminalInput, topicInput, type TrialJudge } from "../trial/operator.js";
 import { ProgressBar } from "../trial/progress.js";
 import type { RunSummary } from "../trial/summary.js";
 import { nominalTask } from "../trial/trialParts.js";
@@ -49,17 +52,22 @@ async function openBus(run: LoadedRunConfig): Promise<Bus> {
 /** Runs the trial on the robot and returns the summary. */
 export async function runOnRobot(a: RobotRunArgs): Promise<RunSummary> {
   const cfg = a.run.config;
-  const judgeKind = flagString(a.p, "operator", cfg.sim.enabled ? "sim" : "keys");
-  if (judgeKind !== "keys" && judgeKind !== "sim") throw new Error(`--operator "${judgeKind}": expected keys or sim`);
-  const nominal = await nominalTask(a.task, a.robot.profile, a.seed);
-  const instruction = flagString(a.p, "instruction", nominal.instruction)!;
+  const judgeKind = flagString(a.p, "operator") || (cfg.sim.enabled ? "sim" : "keys");
+  if (judgeKind !== "keys" && judgeKind !== "topic" && judgeKind !== "sim") throw new Error(`--operator "${judgeKind}": expected keys, topic or sim`);
   const bus = await openBus(a.run);
+  let nominal: { instruction: string; subtasks: string[] };
+  try { nominal = await nominalTask(a.task, a.robot.profile, a.seed); } catch (err) { await bus.close(); throw err; }
+  // An empty --instruction= (a launch argument left at its default) means the task's own.
+  const instruction = flagString(a.p, "instruction") || nominal.instruction;
   const progress = new ProgressBar();
-  const write = (line: string): void => { progress.clear(); process.stderr.write(line + "\n"); };
+  const promptCodec = codecFor("std_msgs/msg/String");
+  const publishPrompt = bus.advertise(OPERATOR_PROMPT_TOPIC, "std_msgs/msg/String", { ...RELIABLE_QOS, durability: "transient_local", depth: 1 });
+  const write = (line: string): void => { progress.clear(); process.stderr.write(line + "\n"); publishPrompt(promptCodec.encode({ data: line })); };
   const term = judgeKind === "keys" ? terminalInput() : null;
-  const topic = judgeKind === "keys" ? topicInput(bus) : null;
-  const judge: TrialJudge & { close?(): void } = judgeKind === "keys" ? new Operator(mergeInputs(term!, topic!), { write }) : new SimJudge(bus, write);
-  write(`[run] ${a.robot.profile.name} on the ${cfg.bus.kind} bus, ${a.episodes} episode(s) of ${a.task}, judged by ${judgeKind === "keys" ? "the operator (keys here, or `ros2 topic pub --once /engram/operator std_msgs/msg/String \"{data: s}\"`)" : "the sim twin's /sim/episode"}; instruction: ${instruction}`);
+  const topic = judgeKind === "sim" ? null : topicInput(bus);
+  const judge: TrialJudge & { close?(): void } = judgeKind === "sim" ? new SimJudge(bus, write) : new Operator(term ? mergeInputs(term, topic!) : topic!, { write });
+  const judgeText = judgeKind === "sim" ? "the sim twin's /sim/episode" : `the operator (${judgeKind === "keys" ? "keys here, or " : ""}\`ros2 topic pub --once ${OPERATOR_TOPIC} std_msgs/msg/String "{data: s}"\`)`;
+  write(`[run] ${a.robot.profile.name} on the ${cfg.bus.kind} bus, ${a.episodes} episode(s) of ${a.task}, judged by ${judgeText}; instruction: ${instruction}`);
   try {
     return await runHardwareTrial({
       run: a.run, robot: a.robot, policyPath: a.policyPath, task: a.task, instruction, subtasks: nominal.subtasks,

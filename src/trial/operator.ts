@@ -16,6 +16,9 @@ export type OperatorInput = AsyncIterable<string>;
 /** The topic an operator (or a script) publishes keys to: std_msgs/msg/String, data "s", "f", "a", "q" or "" (enter). */
 export const OPERATOR_TOPIC = "/engram/operator";
 
+/** Where a trial also publishes its operator prompts (std_msgs/msg/String, latched), for an operator elsewhere. */
+export const OPERATOR_PROMPT_TOPIC = "/engram/operator_prompt";
+
 /** An episode outcome as the operator judges it. */
 export type OperatorOutcome = "success" | "failure" | "aborted";
 
