@@ -1,0 +1,64 @@
+/**
+ * The sim twin as its own node and the runtime on use_sim_time, talking only over "ROS 2": two
+ * Ros2Bus instances on one FakeGraph. FAKE: test/fakes/rclnodejs.ts stands for the real rclnodejs
+ * (and DDS between two processes), which cannot run here; the buses, the sim node, the trial and
+ * the codec are the real ones. This is the path `ros2 launch launch/sim.launch.yaml` takes.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { TopicClock } from "../../src/bus/clock.js";
+import { Ros2Bus } from "../../src/bus/ros2.js";
+import { RELIABLE_QOS } from "../../src/bus/types.js";
+import { loadRunConfig } from "../../src/config/loaders.js";
+import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
+import { SimNode } from "../../src/sim/node/SimNode.js";
+import { getTask } from "../../src/sim/tasks/index.js";
+import { runHardwareTrial } from "../../src/trial/hardwareTrial.js";
+import { SimJudge } from "../../src/trial/operator.js";
+import { nominalTask } from "../../src/trial/trialParts.js";
+import { createFakeRclnodejs, FakeGraph } from "../fakes/rclnodejs.js";
+
+test("sim over ROS 2 (fake rclnodejs): the runtime follows the sim's /clock, commands the twin, the sim's verdict judges", { timeout: 90_000 }, async () => {
+  const run = loadRunConfig("launch/sim-ros2-x-one.yaml");
+  assert.equal(run.config.bus.kind === "ros2" && run.config.bus.use_sim_time, true);
+  const robot = loadRobotProfile(run.robotPath);
+  const graph = new FakeGraph();
+  const simBus = await Ros2Bus.create({ loadRclnodejs: async () => createFakeRclnodejs({ graph }), nodeName: "engram_sim", useSimTime: false });
+  const runtimeBus = await Ros2Bus.create({ loadRclnodejs: async () => createFakeRclnodejs({ graph, parameters: { use_sim_time: true } }), nodeName: "engram" });
+  assert.ok(runtimeBus.clock instanceof TopicClock);
+  const node = await SimNode.create({ bus: simBus, robot, physicsHz: 240, controlHz: 10, log: () => {} });
+  node.reset({ task: getTask("put-back-block"), seed: 4 });
+  const ctl = new AbortController();
+  const running = node.runRealtime(ctl.signal);
+  const judge = new SimJudge(runtimeBus, () => {});
+  let commands = 0;
+  simBus.subscribe(robot.profile.command.joint_topic, "trajectory_msgs/msg/JointTrajectory", { ...RELIABLE_QOS, depth: 50 }, () => { commands++; });
+  const out = mkdtempSync(join(tmpdir(), "engram-simros2-"));
+  try {
+    const nominal = await nominalTask("put-back-block", robot.profile, 4);
+    const summary = await runHardwareTrial({
+      run, robot, policyPath: "policies/test-tiny", task: "put-back-block", instruction: nominal.instruction, subtasks: nominal.subtasks,
+      episodes: 1, seed: 4, outDir: out, bus: runtimeBus, judge, maxSteps: 15, topicTimeoutMs: 30_000,
+    });
+    assert.equal(summary.episodes, 1);
+    const ep = JSON.parse(readFileSync(join(out, "episodes.jsonl"), "utf8").trim());
+    assert.equal(ep.steps, 15);
+    assert.equal(ep.outcome, "failure", "a random tiny policy does not solve the task: no sim verdict by the step limit is a failure");
+    // 15 ticks at 10 Hz on /clock time: about 1.5 s of sim time.
+    assert.ok(ep.duration_s >= 1.4 && ep.duration_s < 3, `duration on the sim clock ${ep.duration_s} s`);
+    assert.ok(existsSync(join(out, ep.mcap)));
+    assert.ok(Number(runtimeBus.clock.nowNs()) > 0, "time came from /clock");
+    assert.ok(commands >= 2, `the twin received the runtime's JointTrajectory chunks over the bus (${commands})`);
+    assert.deepEqual(summary.checkpoint_rates, { storage: null, update: null, compression: null });
+  } finally {
+    ctl.abort();
+    await running;
+    node.close();
+    judge.close();
+    await runtimeBus.close();
+    await simBus.close();
+  }
+});
