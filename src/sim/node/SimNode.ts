@@ -39,6 +39,9 @@ export interface SimNodeOptions {
   onTick?: (tick: EpisodeTick, node: SimNode) => void | Promise<void>;
 }
 
+/** Real-time mode drops camera frames while the sim runs more than this behind the wall clock. */
+const REALTIME_DROP_LAG_NS = 50_000_000;
+
 const LATCHED: Qos = { ...RELIABLE_QOS, durability: "transient_local", depth: 1 };
 
 /** The sim twin's node. Create with `SimNode.create`. */
@@ -55,6 +58,7 @@ export class SimNode {
   private epochNs = 0n;
   private expertOut: { subtaskEnded?: string; subtask?: string; done: boolean } | null = null;
   private closed = false;
+  private realtime = false;
   private readonly tickHooks: ((tick: EpisodeTick, node: SimNode) => void | Promise<void>)[] = [];
 
   private constructor(private readonly o: SimNodeOptions, world: SimWorld) {
@@ -203,7 +207,8 @@ export class SimNode {
     w.step();
     const stamp = this.nowNs;
     if (this.simClock && stamp > this.simClock.nowNs()) await this.simClock.advanceTo(stamp);
-    const published = await this.sensors.publishDue(Number(w.timeNs), stamp);
+    const late = this.realtime && Number(this.o.bus.clock.nowNs() - stamp) > REALTIME_DROP_LAG_NS;
+    const published = await this.sensors.publishDue(Number(w.timeNs), stamp, late);
     const atTick = e !== null && !e.done && w.stepCount % this.substeps === 0;
     if (atTick) await this.controlTick(e);
     // Let the bus deliver what this step published (subscribers see it at this sim time).
@@ -233,15 +238,17 @@ export class SimNode {
    * Warns once per episode when it falls more than 100 ms behind.
    */
   async runRealtime(signal: AbortSignal): Promise<void> {
+    this.realtime = true;
     let warned = false;
     while (!signal.aborted && !this.closed) {
       const target = this.o.bus.clock.nowNs();
       await this.advanceTo(target);
       const lagMs = Number(this.o.bus.clock.nowNs() - this.nowNs) / 1e6;
-      if (lagMs > 100 && !warned) { warned = true; this.log(`sim: real-time mode is ${lagMs.toFixed(0)} ms behind the wall clock (physics + rendering too slow)`); }
+      if (lagMs > 100 && !warned) { warned = true; this.log(`sim: real-time mode is ${lagMs.toFixed(0)} ms behind the wall clock (physics + rendering too slow); dropping camera frames until it catches up`); }
       if (lagMs < 5) await new Promise((r) => setTimeout(r, 2));
       else await new Promise((r) => setImmediate(r));
     }
+    this.realtime = false;
   }
 
   /** Unsubscribes, stops stepping and frees the physics world (the bus stays open). */

@@ -22,6 +22,8 @@ interface Stream {
   /** Next due time, relative to the episode epoch, in (fractional) ns. */
   nextNs: number;
   publish(stampNs: bigint, meshes: () => RenderMesh[]): Promise<void> | void;
+  /** Camera streams may be dropped when real time falls behind. */
+  camera: boolean;
 }
 
 /** Options of the sensor set. */
@@ -66,9 +68,9 @@ export class SensorPublishers {
     }
   }
 
-  private add(rateHz: number, publish: Stream["publish"]): void {
+  private add(rateHz: number, publish: Stream["publish"], camera = false): void {
     if (!(rateHz > 0)) throw new Error(`sim sensors: rate ${rateHz} Hz must be positive`);
-    this.streams.push({ periodNs: 1e9 / rateHz, nextNs: 0, publish });
+    this.streams.push({ periodNs: 1e9 / rateHz, nextNs: 0, publish, camera });
   }
 
   private addCamera(cam: CameraSpec): void {
@@ -99,7 +101,7 @@ export class SensorPublishers {
       previous = done;
       this.inflight.add(done);
       void done.finally(() => this.inflight.delete(done)).catch(() => undefined);
-    });
+    }, true);
   }
 
   /** Resolves once every camera frame started so far is published; rejects if an encode failed. */
@@ -131,8 +133,15 @@ export class SensorPublishers {
     for (const s of this.streams) s.nextNs = 0;
   }
 
-  /** Publishes what is due at episode-relative time `tNs` (stamped `stampNs`); returns how many streams published. */
-  async publishDue(tNs: number, stampNs: bigint): Promise<number> {
+  /** Camera frames skipped because real time was behind (see publishDue's dropCameras). */
+  droppedFrames = 0;
+
+  /**
+   * Publishes what is due at episode-relative time `tNs` (stamped `stampNs`); returns how many
+   * streams published. With `dropCameras` (real-time mode running late) due camera frames are
+   * skipped, as a camera driver under load drops frames, so the sim can catch up with the wall clock.
+   */
+  async publishDue(tNs: number, stampNs: bigint, dropCameras = false): Promise<number> {
     let meshes: RenderMesh[] | null = null;
     const lazyMeshes = () => (meshes ??= this.o.world.meshes());
     const pending: (Promise<void> | void)[] = [];
@@ -140,6 +149,7 @@ export class SensorPublishers {
       if (tNs + 1 < s.nextNs) continue; // 1 ns slack for float rounding
       s.nextNs += s.periodNs;
       if (s.nextNs <= tNs) s.nextNs = tNs + s.periodNs; // fell behind (real-time overload): skip, don't burst
+      if (dropCameras && s.camera) { this.droppedFrames++; continue; }
       // Rendering runs synchronously inside publish(); JPEG encodes of cameras due together overlap (sharp's threads).
       pending.push(s.publish(stampNs, lazyMeshes));
     }
