@@ -49,6 +49,8 @@ export interface EpisodeIdentity {
   physics_hz: number | null;
   /** Bus time of step 0's start, ns (decimal string). */
   start_ns: string;
+  /** Measured joint positions by name when the episode started (replay moves here first); null when unknown. */
+  start_pose: Record<string, number> | null;
 }
 
 /** Builds one annotation from a segment; step k spans [start + k·period, start + (k+1)·period). */
@@ -111,11 +113,15 @@ export class EpisodeWriter {
     this.drops0 = recorderDrops(bus, topics);
   }
 
-  /** Opens `path`, subscribes `topics` and writes the identity metadata. */
-  static async start(bus: Bus, path: string, topics: readonly RecordedTopicSpec[], identity: EpisodeIdentity): Promise<EpisodeWriter> {
+  /** Opens `path` and subscribes `topics` (call `identify` once the episode has started). */
+  static async start(bus: Bus, path: string, topics: readonly RecordedTopicSpec[]): Promise<EpisodeWriter> {
     const recorder = await BusRecorder.start(bus, path, topics, { chunkSizeBytes: EPISODE_CHUNK_BYTES, maxChunkAgeMs: 500 });
-    await recorder.recorder.addMetadata("engram_episode", new Map(Object.entries(identity).map(([k, v]) => [k, String(v)])));
     return new EpisodeWriter(bus, path, recorder, topics);
+  }
+
+  /** Writes the identity metadata `engram_episode` (right away: a killed recorder keeps it). */
+  identify(identity: EpisodeIdentity): Promise<void> {
+    return this.recorder.recorder.addMetadata("engram_episode", new Map(Object.entries(identity).map(([k, v]) => [k, typeof v === "object" ? JSON.stringify(v) : String(v)])));
   }
 
   /** Messages written so far. */
@@ -179,5 +185,6 @@ export function identityOf(meta: Map<string, Map<string, string>>): EpisodeIdent
     episode: num("episode"), robot: m.get("robot") ?? "", task: m.get("task") ?? "", seed: num("seed"),
     source: m.get("source") ?? "", control_hz: num("control_hz"),
     physics_hz: m.get("physics_hz") === "null" ? null : num("physics_hz"), start_ns: m.get("start_ns") ?? "0",
+    start_pose: m.has("start_pose") ? JSON.parse(m.get("start_pose")!) as Record<string, number> | null : null,
   };
 }

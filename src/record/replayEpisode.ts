@@ -177,8 +177,9 @@ export async function moveToStart(o: MoveToStartOptions): Promise<{ reached: boo
   }
 }
 
-/** The recorded start pose: the first recorded joint state by name. */
+/** The recorded start pose: the measured pose stored at episode start, else the first recorded joint state. */
 export function startPose(ep: RecordedEpisode): Record<string, number> {
+  if (ep.identity.start_pose) return { ...ep.identity.start_pose };
   const first = ep.jointStates[0];
   if (!first) throw new Error(`${ep.path}: no joint states on the joint-state topic: cannot find the start pose`);
   return Object.fromEntries(first.names.map((n, i) => [n, first.positions[i]!]));

@@ -20,12 +20,12 @@ import type { LoadedRobot } from "../../robot/loadRobotProfile.js";
 import { SimNode } from "../../sim/node/SimNode.js";
 import type { TaskEpisode, EpisodeTick } from "../../sim/node/TaskEpisode.js";
 import { getTask } from "../../sim/tasks/index.js";
-import { EventLog } from "../../trial/eventLog.js";
+import { EVENTS_TOPIC, EventLog } from "../../trial/eventLog.js";
 import {
   appendEpisodeIndex, readEpisodeIndex, readRecordingSpec, recordingSpecOf, specDifferences, writeRecordingSpec,
   indexPath, type EpisodeIndexLine,
 } from "../episodeIndex.js";
-import { annotationOf, episodeTopics, EpisodeWriter, type EpisodeIdentity } from "../episodeWriter.js";
+import { ANNOTATIONS_TOPIC, annotationOf, episodeTopics, EpisodeWriter, type EpisodeIdentity } from "../episodeWriter.js";
 import { publishExpertTargets } from "./expertSource.js";
 import { KeyboardJog } from "./keyboardJog.js";
 import type { EpisodeKey, KeySource } from "./keys.js";
@@ -125,7 +125,7 @@ export async function recordEpisodes(o: RecordOptions): Promise<RecordResult> {
   const events = new EventLog({ bus, file: join(o.outDir, "events.jsonl"), nowNs: () => bus.clock.nowNs() });
   const s: Session = {
     o, bus, node: null, events, controlHz, periodNs: BigInt(Math.round(1e9 / controlHz)), forwarder: null, onTick: null,
-    topics: episodeTopics(o.robot, createOutput(profile, allJointsLayout(profile), { controlHz }).advertisements, cameras),
+    topics: selectTopics(episodeTopics(o.robot, createOutput(profile, allJointsLayout(profile), { controlHz }).advertisements, cameras), cfg.record.topics),
   };
   const stopSim = new AbortController();
   let simLoop: Promise<void> = Promise.resolve();
@@ -162,6 +162,17 @@ export async function recordEpisodes(o: RecordOptions): Promise<RecordResult> {
   }
 }
 
+/**
+ * The run config's `record.topics` (empty = all): events and annotations are always kept, since
+ * replay and export read them. A listed topic the run does not have is an error naming it.
+ */
+function selectTopics(all: ReturnType<typeof episodeTopics>, wanted: readonly string[]): ReturnType<typeof episodeTopics> {
+  if (wanted.length === 0) return all;
+  const unknown = wanted.filter((t) => !all.some((a) => a.topic === t));
+  if (unknown.length > 0) throw new Error(`record.topics: ${unknown.join(", ")} not used by this run (topics: ${all.map((a) => a.topic).join(", ")})`);
+  return all.filter((a) => wanted.includes(a.topic) || a.topic === EVENTS_TOPIC || a.topic === ANNOTATIONS_TOPIC);
+}
+
 /** Between episodes: the operator resets the scene (hardware) while a countdown runs; the sim resets itself. */
 async function resetPhase(s: Session, k: number, t0: number): Promise<void> {
   const seconds = s.o.resetSeconds ?? (s.o.source === "expert" ? 0 : 5);
@@ -177,12 +188,14 @@ async function recordOne(s: Session, index: number, seed: number, k: number, t0:
   const task = getTask(o.task);
   const path = join(o.outDir, "episodes", `${index}.mcap`);
   const startNs = bus.clock.nowNs();
+  const writer = await EpisodeWriter.start(bus, path, s.topics);
+  const episode = s.node ? s.node.reset({ task, seed, expert: o.source === "expert" }) : null;
+  const measured = s.node ? Object.fromEntries(s.node.world.jointNames().map((n, i) => [n, s.node!.world.jointPositions()[i]!])) : s.forwarder?.measuredPositions ?? null;
   const identity: EpisodeIdentity = {
     episode: index, robot: o.robot.profile.name, task: task.id, seed, source: o.source, control_hz: s.controlHz,
-    physics_hz: s.node ? o.run.config.sim.physics_hz : null, start_ns: startNs.toString(),
+    physics_hz: s.node ? o.run.config.sim.physics_hz : null, start_ns: startNs.toString(), start_pose: measured ? { ...measured } : null,
   };
-  const writer = await EpisodeWriter.start(bus, path, s.topics, identity);
-  const episode = s.node ? s.node.reset({ task, seed, expert: o.source === "expert" }) : null;
+  await writer.identify(identity);
   events.emit({ event: "episode_start", task: task.id, seed, source: o.source, instruction: episode?.instruction ?? null, start_ns: startNs, file: `episodes/${index}.mcap` });
   let frames = 0, lastProgress = 0;
   const progress = (phase: RecordProgress["phase"], outcome?: string) => {
