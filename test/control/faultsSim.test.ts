@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { after, before, test } from "node:test";
+import { after, before, test, type TestContext } from "node:test";
 import { OpenAIPlanner } from "../../src/policy/planner/openai.js";
 import { bundleVariant, limitViolations, movementBetween, runSimFault, type SimFaultResult } from "./faultSimRig.js";
 
@@ -45,50 +45,56 @@ before(() => {
   switchBundle = bundleVariant("switching", { classifierBias: 8 });
 });
 
-test("baseline: the tiny policy drives the sim arm without holds, all commands within limits", async () => {
+test("baseline: the tiny policy drives the sim arm without holds, all commands within limits", async (t) => {
   const r = await runSimFault({ steps: STEPS });
+  row(t, "none (baseline)", r, `moved ${movementBetween(r, r.startNs, tickNs(r, STEPS - 1)).toFixed(3)}`);
   assert.deepEqual(holds(r), [], trace(r));
   assert.deepEqual(limitViolations(r), []);
   assert.ok(r.commands.length >= 3, `${r.commands.length} chunks`);
   assert.ok(movementBetween(r, r.startNs, tickNs(r, STEPS - 1)) > 1e-3, "the arm moved");
 });
 
-test("camera stops → stale hold naming the camera topic, arm held still", async () => {
+test("camera stops → stale hold naming the camera topic, arm held still", async (t) => {
   const r = await runSimFault({ steps: STEPS, silence: { topic: HEAD, fromStep: FAULT_STEP } });
+  row(t, `head camera silent from step ${FAULT_STEP}`, r, `end ${r.result.end.kind}`);
   const h = assertHeld(r, "stale", HEAD);
   assert.ok((h.step as number) >= FAULT_STEP, trace(r));
   assertStill(r, (h.step as number) + 1);
   assert.equal(r.result.end.kind, "failure"); // the episode runs out holding; it is not aborted
 });
 
-test("joint topic stops → stale hold on /joint_states", async () => {
+test("joint topic stops → stale hold on /joint_states", async (t) => {
   const r = await runSimFault({ steps: STEPS, silence: { topic: "/joint_states", fromStep: FAULT_STEP } });
+  row(t, `/joint_states silent from step ${FAULT_STEP}`, r, `end ${r.result.end.kind}`);
   const h = assertHeld(r, "stale", "/joint_states");
   assertStill(r, (h.step as number) + 1);
 });
 
-test("model returns NaN → whole chunk rejected, non_finite hold with the offending values, arm never moves", async () => {
+test("model returns NaN → whole chunk rejected, non_finite hold with the offending values, arm never moves", async (t) => {
   const r = await runSimFault({ steps: 12, bundle: nanBundle });
+  row(t, "action head NaN (every chunk)", r, `${(holds(r)[0]?.values as unknown[] | undefined)?.length ?? 0} NaN values reported, e.g. ${JSON.stringify((holds(r)[0]?.values as unknown[] | undefined)?.[0])}`);
   const h = assertHeld(r, "non_finite");
   assert.ok(Array.isArray(h.values) && (h.values as Array<{ value: string }>).some((v) => v.value === "NaN"), JSON.stringify(h.values));
   assert.ok(r.commands.every((c) => c.traj.points.length <= 1), "no chunk reached the arm");
   assert.ok(movementBetween(r, r.startNs, tickNs(r, 11)) < 1e-4);
 });
 
-test("model returns out-of-range values → clamped with intervention events, every command within limits", async () => {
+test("model returns out-of-range values → clamped with intervention events, every command within limits", async (t) => {
   const r = await runSimFault({ steps: 12, bundle: wildBundle });
+  row(t, "action head out of range (offset scale 40 vs 0.02)", r, [...new Set(r.events.filter((e) => e.event === "safety_intervention").map((e) => e.kind))].join("+"));
   const kinds = new Set(r.events.filter((e) => e.event === "safety_intervention").map((e) => e.kind));
   assert.ok(kinds.has("position_limit") && kinds.has("step_limit"), `${[...kinds].join(",")} ${trace(r)}`);
   assert.deepEqual(limitViolations(r), []);
 });
 
-test("e-stop pressed → estop hold until resume on the topic, then commands ramp from the measured position", async () => {
+test("e-stop pressed → estop hold until resume on the topic, then commands ramp from the measured position", async (t) => {
   const r = await runSimFault({
     steps: STEPS,
     bools: (s) => s === FAULT_STEP ? [{ topic: "/engram/estop", data: true }]
       : s === FAULT_STEP + 3 ? [{ topic: "/engram/estop", data: false }] // false does not clear the latch
       : s === FAULT_STEP + 8 ? [{ topic: "/engram/resume", data: true }] : [],
   });
+  row(t, `e-stop true @${FAULT_STEP}, false @${FAULT_STEP + 3}, resume @${FAULT_STEP + 8}`, r, `moved while latched ${movementBetween(r, tickNs(r, FAULT_STEP + 1), tickNs(r, FAULT_STEP + 8)).toExponential(1)}`);
   const h = assertHeld(r, "estop", "/engram/estop");
   assert.equal(h.step, FAULT_STEP);
   const names = r.events.map((e) => e.event);
@@ -99,15 +105,24 @@ test("e-stop pressed → estop hold until resume on the topic, then commands ram
   assert.ok(r.commands.some((c) => c.atNs >= tickNs(r, FAULT_STEP + 8) && c.traj.points.length > 1), "chunks flow again after the resume");
 });
 
+/** One row of the fault table (TAP diagnostic): fault | holds | events | commands outside limits | notes. */
+function row(t: TestContext, fault: string, r: SimFaultResult, notes = ""): void {
+  const holdReasons = [...new Set(holds(r).map((e) => `${String(e.reason)}@${String(e.step)}`))].slice(0, 4).join(", ") || "none";
+  const kinds = [...new Set(r.events.map((e) => e.event).filter((e) => !["subtask_start", "memory", "classifier_end"].includes(e)))].join(", ");
+  const points = r.commands.reduce((a, c) => a + c.traj.points.length, 0);
+  t.diagnostic(`| ${fault} | ${holdReasons} | ${kinds} | ${limitViolations(r).length} of ${points} points in ${r.commands.length} commands, ${r.measured.length} joint states | ${notes} |`);
+}
+
 /** No movement between ticks `from` and `to` (a hold that ends). */
 function assertStill2(r: SimFaultResult, from: number, to: number): void {
   const moved = movementBetween(r, tickNs(r, from), tickNs(r, to));
   assert.ok(moved < 1e-4, `arm moved ${moved} between steps ${from} and ${to}`);
 }
 
-test("deadman released → deadman hold (profile with safety.deadman_topic), arm held still", async () => {
+test("deadman released → deadman hold (profile with safety.deadman_topic), arm held still", async (t) => {
   const topic = "/engram/deadman";
   const r = await runSimFault({ steps: STEPS, deadmanTopic: topic, bools: (s) => [{ topic, data: s < FAULT_STEP }] });
+  row(t, `deadman false from step ${FAULT_STEP}`, r, `moved while released ${movementBetween(r, tickNs(r, FAULT_STEP + 1), tickNs(r, STEPS - 1)).toExponential(1)}`);
   const h = assertHeld(r, "deadman", topic);
   assert.equal(h.step, FAULT_STEP);
   assert.ok(r.commands.some((c) => c.traj.points.length > 1 && c.atNs < tickNs(r, FAULT_STEP)), "commands flowed while the deadman was held");
@@ -133,10 +148,11 @@ before(async () => {
 });
 after(() => { server.close(); });
 
-test("planner server dies mid-episode (M(n) press-button, openai planner) → hold, planner_failure, episode aborted", async () => {
+test("planner server dies mid-episode (M(n) press-button, openai planner) → hold, planner_failure, episode aborted", async (t) => {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const planner = new OpenAIPlanner({ url, model: "test", timeoutMs: 2000, retries: 1, backoffMs: 20 });
   const r = await runSimFault({ steps: STEPS, task: "press-button", bundle: switchBundle, planner });
+  row(t, "planner server closes after its first answer", r, `end ${r.result.end.kind}: ${r.result.end.kind === "aborted" ? r.result.end.reason.slice(0, 80) : ""}`);
   assert.equal(calls, 1, "the server answered the episode-start call");
   assert.ok(r.events.some((e) => e.event === "planner_call" && e.answer === "press the left button"), trace(r));
   const failure = r.events.find((e) => e.event === "planner_failure");
