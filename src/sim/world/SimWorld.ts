@@ -8,8 +8,7 @@
 import RAPIER from "@dimforge/rapier3d-compat";
 import type { RobotProfile } from "../../robot/types.js";
 import { fromPose, toPose } from "../kinematics/transform.js";
-import { armModelsFor, type ArmModel } from "../robots/index.js";
-import { BASE_FRAMES } from "../robots/index.js";
+import { armModelsFor, BASE_FRAMES, type ArmModel } from "../robots/index.js";
 import { armFrame, createArmBodies, poseArm, type ArmBodies } from "./armBodies.js";
 import { GraspManager } from "./grasp.js";
 import { trackTargets, type JointLimits } from "./jointController.js";
