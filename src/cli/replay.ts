@@ -7,7 +7,8 @@
  * recorded commands at recorded timing / rate, and print the tracking error (and sim success).
  * --through-policy: instead, feeds the recorded observations through the policy offline and writes
  * `<name>.policy.mcap` beside the episode, comparing declared subtask ends with the annotations.
- * Without --config the run config is the launch/*.yaml with the sim enabled for the recorded robot.
+ * Without --config the run config is the launch/*.yaml with the sim enabled for the recorded robot
+ * (an in-process one first).
  */
 import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -62,11 +63,15 @@ async function defaultConfigFor(file: string): Promise<LoadedRunConfig> {
   const id = identityOf(await readMcapMetadata(file));
   if (!id) throw new Error(`${file}: no engram_episode metadata; pass --config <run-config.yaml>`);
   const dir = resolve("launch");
-  for (const name of readdirSync(dir).filter((n) => n.endsWith(".yaml") && !n.includes(".launch."))) {
+  const found: LoadedRunConfig[] = [];
+  for (const name of readdirSync(dir).filter((n) => n.endsWith(".yaml") && !n.includes(".launch.")).sort()) {
     try {
       const run = loadRunConfig(join(dir, name));
-      if (run.config.sim.enabled && loadRobotProfile(run.robotPath).profile.name === id.robot) return run;
+      if (run.config.sim.enabled && loadRobotProfile(run.robotPath).profile.name === id.robot) found.push(run);
     } catch { /* not a run config */ }
   }
+  // The in-process one first (sim-x-one.yaml before sim-ros2-x-one.yaml).
+  const pick = found.find((r) => r.config.bus.kind === "local") ?? found[0];
+  if (pick) return pick;
   throw new Error(`${file}: no run config in ${dir} runs the sim for robot "${id.robot}"; pass --config <run-config.yaml>`);
 }
