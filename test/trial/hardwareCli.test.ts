@@ -1,0 +1,17 @@
+/** `engram run` picks the robot path for bus.kind ros2 and fails clearly where no ROS 2 is sourced (as here). */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { main } from "../../src/cli/run.js";
+
+test("engram run launch/x-one.yaml without a sourced ROS 2: the robot path, failing with a clear error", async () => {
+  const env = { ROS_DISTRO: process.env.ROS_DISTRO, AMENT_PREFIX_PATH: process.env.AMENT_PREFIX_PATH };
+  if (env.ROS_DISTRO && env.AMENT_PREFIX_PATH) return; // with ROS 2 sourced this would talk to a real graph
+  await assert.rejects(
+    main(["launch/x-one.yaml", "--policy=policies/test-tiny", "--episodes=1", "--out=", "--operator=topic", "--instruction="]),
+    /ros2 bus requested but ROS 2 is not available: ROS_DISTRO\/AMENT_PREFIX_PATH not set/,
+  );
+});
+
+test("engram run: --operator must be keys, topic or sim", async () => {
+  await assert.rejects(main(["launch/x-one.yaml", "--policy=policies/test-tiny", "--operator=joystick"]), /--operator "joystick": expected keys, topic or sim/);
+});
