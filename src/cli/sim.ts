@@ -6,7 +6,8 @@
  * --json; a progress line per episode on stderr). --snapshot writes PNGs of every camera at
  * episode start and at each subtask end; --out writes episodes.jsonl and summary.json.
  * Without --expert: runs as the robot on the run config's bus in real-time mode until SIGINT or
- * SIGTERM (over ROS 2 this stands in for the hardware drivers, publishing /clock).
+ * SIGTERM (over ROS 2 this stands in for the hardware drivers, publishing /clock);
+ * --render-workers N renders the cameras in N worker threads (default 0: on the sim's thread).
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
@@ -20,7 +21,7 @@ import { SimNode } from "../sim/node/SimNode.js";
 import { getTask } from "../sim/tasks/index.js";
 import { flagInt, flagString, parseArgs } from "./args.js";
 
-const USAGE = "usage: engram sim <run-config> [--task id] [--expert] [--episodes N] [--seed S] [--json] [--snapshot dir] [--out dir]";
+const USAGE = "usage: engram sim <run-config> [--task id] [--expert] [--episodes N] [--seed S] [--json] [--snapshot dir] [--out dir] [--render-workers N]";
 
 async function busFor(kind: string, nodeName: string, lockstep: boolean): Promise<Bus> {
   if (kind === "local") return new LocalBus(lockstep ? { clock: new SimClock(0n) } : {});
@@ -70,7 +71,8 @@ export async function main(args: string[]): Promise<number> {
   }
 
   const bus = await busFor(cfg.bus.kind, cfg.bus.kind === "ros2" ? cfg.bus.node_name : "engram", false);
-  const node = await SimNode.create({ bus, robot, physicsHz: cfg.sim.physics_hz, log: (l) => process.stderr.write(`[sim] ${l}\n`) });
+  const renderWorkers = flagInt(p, "render-workers", 0);
+  const node = await SimNode.create({ bus, robot, physicsHz: cfg.sim.physics_hz, renderWorkers, log: (l) => process.stderr.write(`[sim] ${l}\n`) });
   await node.warmUp();
   node.reset({ task, seed, expert: false });
   const stop = new AbortController();

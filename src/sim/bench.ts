@@ -18,10 +18,10 @@ function percentile(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? NaN;
 }
 
-async function episode(cameras: boolean, seed: number): Promise<Record<string, number | boolean>> {
+async function episode(cameras: boolean, seed: number, renderWorkers = 0): Promise<Record<string, number | boolean>> {
   const robot = loadRobotProfile(fileURLToPath(new URL("../../robots/x-one.yaml", import.meta.url)));
   const bus = new LocalBus({ clock: new SimClock(0n) });
-  const node = await SimNode.create({ bus, robot, physicsHz: 240, cameras });
+  const node = await SimNode.create({ bus, robot, physicsHz: 240, cameras, renderWorkers });
   const stepUs: number[] = [];
   const step = node.world.step.bind(node.world);
   await node.warmUp(); // one-off start-up costs are not part of the steady-state figures
@@ -63,10 +63,13 @@ async function episode(cameras: boolean, seed: number): Promise<Record<string, n
 /** Runs the sim benchmark; see the module comment. */
 export async function bench(): Promise<Record<string, unknown>> {
   const withCameras = await episode(true, 100);
+  const withCamerasWorkers = await episode(true, 100, 3);
   const noCameras = await episode(false, 100);
   return {
     episode: "x-one put-back-block seed 100, expert, lock-step, physics 240 Hz",
     with_cameras: withCameras,
+    // render_ms_per_frame here is measured inside the workers.
+    with_cameras_3_render_workers: withCamerasWorkers,
     without_cameras: noCameras,
     render: await renderBench(),
   };

@@ -13,3 +13,4 @@ export { runExpertEpisodes, type ExpertEpisodeDetail, type ExpertRunOptions, typ
 export { TrajectoryFollower, validateJointTargets, validateTrajectory, type CommandVerdict, type ValidTargets, type ValidTrajectory } from "./node/commands.js";
 export { gripperToTarget, poseToTargets } from "./node/poseCommand.js";
 export { SensorPublishers, SIM_SENSOR_QOS, type CameraShot } from "./node/sensors.js";
+export { RenderPool } from "./node/renderPool.js";

@@ -16,6 +16,7 @@ import type { TaskDefinition, TaskScene } from "../tasks/types.js";
 import { SimWorld } from "../world/SimWorld.js";
 import { TrajectoryFollower, validateJointTargets, validateTrajectory, type CommandVerdict, type ValidTargets } from "./commands.js";
 import { gripperToTarget, poseToTargets } from "./poseCommand.js";
+import { RenderPool } from "./renderPool.js";
 import { SensorPublishers } from "./sensors.js";
 import { TaskEpisode, type EpisodeTick } from "./TaskEpisode.js";
 
@@ -29,6 +30,8 @@ export interface SimNodeOptions {
   controlHz?: number;
   /** Render and publish cameras (default true). */
   cameras?: boolean;
+  /** Render cameras in this many worker threads (0 = on the sim's thread, the default). */
+  renderWorkers?: number;
   /** /clock rate, Hz (default 100; 0 = off). */
   clockHz?: number;
   /** Which command interface the runtime drives (default profile.command.interface). */
@@ -59,6 +62,7 @@ export class SimNode {
   private expertOut: { subtaskEnded?: string; subtask?: string; done: boolean } | null = null;
   private closed = false;
   private realtime = false;
+  private readonly pool: RenderPool | null;
   private readonly tickHooks: ((tick: EpisodeTick, node: SimNode) => void | Promise<void>)[] = [];
 
   private constructor(private readonly o: SimNodeOptions, world: SimWorld) {
@@ -71,7 +75,11 @@ export class SimNode {
       throw new Error(`sim: physics rate ${world.physicsHz} Hz is not a whole multiple of the control rate ${controlHz} Hz`);
     }
     this.simClock = o.bus.clock instanceof SimClock ? o.bus.clock : null;
-    this.sensors = new SensorPublishers({ bus: o.bus, world, profile, calibrations: o.robot.calibrations, cameras: o.cameras, clockHz: o.clockHz });
+    this.pool = (o.renderWorkers ?? 0) > 0 && (o.cameras ?? true) ? new RenderPool(o.renderWorkers!) : null;
+    this.sensors = new SensorPublishers({
+      bus: o.bus, world, profile, calibrations: o.robot.calibrations, cameras: o.cameras, clockHz: o.clockHz,
+      ...(this.pool ? { renderPool: this.pool } : {}),
+    });
     this.follower = new TrajectoryFollower(world.jointPositions());
     const str = (topic: string, qos: Qos) => o.bus.advertise(topic, "std_msgs/msg/String", qos);
     this.pub = {
@@ -251,11 +259,12 @@ export class SimNode {
     this.realtime = false;
   }
 
-  /** Unsubscribes, stops stepping and frees the physics world (the bus stays open). */
+  /** Unsubscribes, stops stepping, stops render workers and frees the physics world (the bus stays open). */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     for (const u of this.unsubscribe) u();
+    void this.pool?.close();
     this.world.dispose();
   }
 }

@@ -9,8 +9,9 @@ import { timeFromNs, type Header } from "../../msgs/types.js";
 import { cameraInfoFromCalibration } from "../../robot/calibration.js";
 import type { CameraCalibration, CameraSpec, RobotProfile } from "../../robot/types.js";
 import { cameraFromCalibration } from "../render/camera.js";
-import { compressedImageFromRgb, imageFromRgb } from "../render/encode.js";
-import { createRenderFrame, renderCamera, type RenderFrame } from "../render/rasterize.js";
+import { compressedImageFromRgb, imageFromRgb, JPEG_FORMAT_FROM_RGB8 } from "../render/encode.js";
+import { renderCamera, type RenderCamera, type RenderFrame } from "../render/rasterize.js";
+import type { RenderPool } from "./renderPool.js";
 import type { SimWorld } from "../world/SimWorld.js";
 import type { RenderMesh } from "../world/types.js";
 
@@ -37,6 +38,8 @@ export interface SensorOptions {
   /** /clock rate, Hz (default 100). 0 disables /clock. */
   clockHz?: number;
   jpegQuality?: number;
+  /** Render (and JPEG-encode) camera frames in these worker threads instead of this one. */
+  renderPool?: RenderPool;
 }
 
 /** A rendered camera image with its spec, for snapshots and the bench. */
@@ -84,23 +87,40 @@ export class SensorPublishers {
     // Frames of one camera publish in order; JPEG encodes run on sharp's threads while the sim
     // steps on, and `flush()` (called at the end of every advance) waits for them.
     let previous: Promise<void> = Promise.resolve();
+    const slot = this.o.profile.cameras.indexOf(cam);
+    const quality = this.o.jpegQuality ?? 90;
+    const chain = (done: Promise<void>): void => {
+      previous = done;
+      this.inflight.add(done);
+      void done.finally(() => this.inflight.delete(done)).catch(() => undefined);
+    };
     this.add(cam.rate_hz, (stampNs, meshes) => {
-      const frame = this.render(cam, meshes());
       const header: Header = { stamp: timeFromNs(stampNs), frame_id: cam.frame_id };
       const infoBytes = encode("sensor_msgs/msg/CameraInfo", cameraInfoFromCalibration(cal, cam.frame_id, header.stamp));
+      const pool = this.o.renderPool;
+      if (pool) {
+        // Rendered (and JPEG-encoded) in a worker; published in order once done.
+        const job = pool.render(slot, cam.name, meshes(), this.renderCameraOf(cam), cam.encoding === "jpeg" ? quality : null);
+        chain(Promise.all([job, previous]).then(([d]) => {
+          this.noteRenderMs(d.renderMs);
+          image(cam.encoding === "rgb8"
+            ? encode("sensor_msgs/msg/Image", { header, height: d.height, width: d.width, encoding: "rgb8", is_bigendian: 0, step: d.width * 3, data: d.data })
+            : encode("sensor_msgs/msg/CompressedImage", { header, format: JPEG_FORMAT_FROM_RGB8, data: d.data }));
+          info(infoBytes);
+        }));
+        return;
+      }
+      const frame = this.render(cam, meshes());
       if (cam.encoding === "rgb8") {
         image(encode("sensor_msgs/msg/Image", imageFromRgb(frame.rgb, frame.width, frame.height, header)));
         info(infoBytes);
         return;
       }
-      const jpeg = compressedImageFromRgb(frame.rgb, frame.width, frame.height, header, this.o.jpegQuality ?? 90); // copies rgb now
-      const done = Promise.all([jpeg, previous]).then(([msg]) => {
+      const jpeg = compressedImageFromRgb(frame.rgb, frame.width, frame.height, header, quality); // copies rgb now
+      chain(Promise.all([jpeg, previous]).then(([msg]) => {
         image(encode("sensor_msgs/msg/CompressedImage", msg));
         info(infoBytes);
-      });
-      previous = done;
-      this.inflight.add(done);
-      void done.finally(() => this.inflight.delete(done)).catch(() => undefined);
+      }));
     }, true);
   }
 
@@ -109,15 +129,25 @@ export class SensorPublishers {
     while (this.inflight.size > 0) await Promise.all([...this.inflight]);
   }
 
-  /** Renders one camera from the current world state (buffers reused per camera). */
-  render(cam: CameraSpec, meshes: RenderMesh[]): RenderFrame {
+  /** The render camera of `cam` at the current pose of its parent frame. */
+  private renderCameraOf(cam: CameraSpec): RenderCamera {
     const cal = this.o.calibrations[cam.name]!;
     const parent = this.o.world.framePose(cal.extrinsics.parent_frame);
     if (!parent) throw new Error(`sim camera "${cam.name}": extrinsics parent_frame "${cal.extrinsics.parent_frame}" is not a frame of the sim (${cam.calibration})`);
-    const t0 = performance.now();
-    const frame = renderCamera(meshes, cameraFromCalibration(cal, parent), this.frames.get(cam.name));
-    this.renderMs.push(performance.now() - t0);
+    return cameraFromCalibration(cal, parent);
+  }
+
+  private noteRenderMs(ms: number): void {
+    this.renderMs.push(ms);
     if (this.renderMs.length > 10_000) this.renderMs.splice(0, 5_000);
+  }
+
+  /** Renders one camera from the current world state on this thread (buffers reused per camera). */
+  render(cam: CameraSpec, meshes: RenderMesh[]): RenderFrame {
+    const camera = this.renderCameraOf(cam);
+    const t0 = performance.now();
+    const frame = renderCamera(meshes, camera, this.frames.get(cam.name));
+    this.noteRenderMs(performance.now() - t0);
     this.frames.set(cam.name, frame);
     return frame;
   }
