@@ -82,21 +82,21 @@ export async function replayThroughPolicy(o: ThroughPolicyOptions): Promise<Thro
     const periodNs = BigInt(Math.round(1e9 / id.control_hz));
     const start = BigInt(id.start_ns);
     const latest = new Map<string, { type: string; cdr: Uint8Array }>();
+    // All segments up front: M(n) instructions follow them in order from step 0.
     const annotations: EpisodeAnnotation[] = [];
+    for await (const m of source.messages({ topics: [ANNOTATIONS_TOPIC] })) annotations.push(JSON.parse(decode("std_msgs/msg/String", m.cdr).data) as EpisodeAnnotation);
     let instruction = "";
     const messages = source.messages();
     let pending = await messages.next();
-    const drainUntil = (ns: bigint) => {
-      while (!pending.done && pending.value.logTimeNs <= ns) {
-        const m = pending.value;
-        if (m.topic === ANNOTATIONS_TOPIC) annotations.push(JSON.parse(decode("std_msgs/msg/String", m.cdr).data) as EpisodeAnnotation);
-        else if (m.topic === "/sim/episode" && !instruction) instruction = (JSON.parse(decode("std_msgs/msg/String", m.cdr).data) as { instruction?: string }).instruction ?? "";
-        else latest.set(m.topic, { type: m.type, cdr: m.cdr });
-        return messages.next().then((n) => { pending = n; return true; });
-      }
-      return Promise.resolve(false);
+    const take = (m: { topic: string; type: string; cdr: Uint8Array }) => {
+      if (m.topic === ANNOTATIONS_TOPIC) return;
+      if (m.topic === "/sim/episode" && !instruction) instruction = (JSON.parse(decode("std_msgs/msg/String", m.cdr).data) as { instruction?: string }).instruction ?? "";
+      else latest.set(m.topic, { type: m.type, cdr: m.cdr });
     };
-    const advance = async (ns: bigint) => { while (await drainUntil(ns)) { /* read on */ } };
+    /** Takes every message logged up to `ns` (inclusive). */
+    const advance = async (ns: bigint) => {
+      while (!pending.done && pending.value.logTimeNs <= ns) { take(pending.value); pending = await messages.next(); }
+    };
 
     await advance(start);
     await policy.reset({ task: task.id, episode: id.episode, seed: id.seed, instruction });

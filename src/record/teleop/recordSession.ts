@@ -28,7 +28,7 @@ import {
 import { ANNOTATIONS_TOPIC, annotationOf, episodeTopics, EpisodeWriter, type EpisodeIdentity } from "../episodeWriter.js";
 import { publishExpertTargets } from "./expertSource.js";
 import { KeyboardJog } from "./keyboardJog.js";
-import type { EpisodeKey, KeySource } from "./keys.js";
+import { nextEpisodeKey, type EpisodeKey, type KeySource } from "./keys.js";
 import { allJointsLayout, LeaderForwarder } from "./leaderForwarder.js";
 import { createOutput } from "../../control/index.js";
 
@@ -251,13 +251,7 @@ async function recordOne(s: Session, index: number, seed: number, k: number, t0:
 /** Expert episodes with keys: the operator confirms (n/f), discards (r) or stops (q) after watching it. */
 function askVerdict(keys: KeySource, ep: TaskEpisode): Promise<Verdict> {
   process.stderr.write(`\n[record] episode done (sim says ${ep.success ? "success" : "failure"}): n save, f save as failure, r discard, q stop\n`);
-  return nextKey(keys, ["save", "fail", "discard", "quit"]) as Promise<Verdict>;
-}
-
-function nextKey(keys: KeySource, accept: readonly EpisodeKey[]): Promise<EpisodeKey> {
-  return new Promise((resolve) => {
-    const off = keys.onKey((p) => { if (p.kind === "episode" && accept.includes(p.key)) { off(); resolve(p.key); } });
-  });
+  return nextEpisodeKey(keys, ["save", "fail", "discard", "quit"]) as Promise<Verdict>;
 }
 
 /**
@@ -300,7 +294,7 @@ async function realtimeEpisode(
         if (!o.keys) return episode?.success ? "save" : "fail";
         process.stderr.write(`\n[record] step limit ${maxSteps} reached: n save, f save as failure, r discard, q stop\n`);
         fwd.setPaused(true);
-        const key = await nextKey(o.keys, ["save", "fail", "discard", "quit"]);
+        const key = await nextEpisodeKey(o.keys, ["save", "fail", "discard", "quit"]);
         fwd.setPaused(false);
         return key as Verdict;
       }
