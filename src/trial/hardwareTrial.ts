@@ -10,12 +10,13 @@ import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { RELIABLE_QOS, SENSOR_QOS, type Bus } from "../bus/types.js";
 import type { LoadedRunConfig } from "../config/loaders.js";
-import { createOutput } from "../control/index.js";
+import { createOutput, StopLatch } from "../control/index.js";
 import { codecFor } from "../msgs/codec.js";
 import type { RosTypeMap } from "../msgs/types.js";
 import type { Mem0Policy } from "../policy/mem0/Mem0Policy.js";
 import { OraclePlanner } from "../policy/planner/oracle.js";
 import { BusRecorder } from "../record/busRecorder.js";
+import { settle } from "../record/episodeWriter.js";
 import { getLayout } from "../robot/layout.js";
 import type { LoadedRobot } from "../robot/loadRobotProfile.js";
 import { getTask } from "../sim/tasks/index.js";
@@ -25,8 +26,8 @@ import { EventLog } from "./eventLog.js";
 import type { OperatorOutcome, TrialJudge } from "./operator.js";
 import type { ProgressBar } from "./progress.js";
 import { writeReport } from "./report.js";
-import { summarizeRun, type EpisodeRecord, type RunSummary } from "./summary.js";
-import { controlHzOf, episodeParts, imageSpecsOf, loadTrialPolicy, plannerFor, recordedTopics, subscribeGroundTruth } from "./trialParts.js";
+import { summarizeRun, type EpisodeRecord, type RunAbort, type RunSummary } from "./summary.js";
+import { controlHzOf, episodeParts, imageSpecsOf, interruptReason, loadTrialPolicy, plannerFor, recordedTopics, subscribeGroundTruth } from "./trialParts.js";
 
 /** Options of `runHardwareTrial`. */
 export interface HardwareTrialOptions {
@@ -56,6 +57,8 @@ export interface HardwareTrialOptions {
   onEpisode?: (record: EpisodeRecord, index: number) => void;
   /** Aborts the run: the current episode holds, its recording closes, no new episode starts. */
   signal?: AbortSignal;
+  /** The run's e-stop latch, shared by its episodes (default: one from the profile's safety section). */
+  stops?: StopLatch;
 }
 
 /** Runs the trial and returns its summary (also written to `<outDir>/summary.json`). Throws when the robot's topics never arrive. */
@@ -94,59 +97,82 @@ export async function runHardwareTrial(o: HardwareTrialOptions): Promise<RunSumm
     events.onEvent((e) => { if (e.event === "safety_intervention" || e.event === "safety_hold") interventions++; });
     await waitForRobot(bus, o.robot, policy.spec.cameras, o.topicTimeoutMs ?? 10_000, o.signal);
 
-    for (let i = 0; i < o.episodes && !o.signal?.aborted && !o.judge.stopRequested; i++) {
-      o.progress?.clear();
-      if ((await untilAborted(o.judge.awaitReset(i, o.episodes), o.signal, "stop")) === "stop") break;
-      const seed = o.seed + i;
-      events.episode = i;
-      const recorder = cfg.record.enabled ? await BusRecorder.start(bus, join(o.outDir, "episodes", `${i}.mcap`), recordedTopics(o.robot, holdOutput.advertisements)) : null;
-      interventions = 0;
-      const start0 = clock.nowNs();
-      await policy.reset({ task: task.id, episode: i, seed, instruction: o.instruction });
-      if (task.tmc === "M1") policy.setInstruction(o.instruction);
-      events.emit({ event: "episode_start", task: task.id, seed, instruction: o.instruction, policy: policy.spec.name, robot: profile.name });
-      o.judge.beginEpisode(i);
-      step = 0;
-      show("running", true);
-      const loop = await runEpisodeLoop({
-        bus, profile, layout, policy, imageSpecs: imageSpecsOf(policy), controlHz, realtime: true,
-        pace: (ns) => untilAborted(clock.sleepUntil(ns), o.signal, undefined),
-        complexity: task.tmc === "M1" ? "M(1)" : "M(n)",
-        globalTask: o.instruction,
-        planner: task.tmc === "M1" ? null : plannerFor(cfg.policy.planner, o.subtasks, oraclePlanner),
-        keyMemory: cfg.policy.key_memory,
-        ...episodeParts(cfg, profile, layout, policy, controlHz),
-        events, maxSteps,
-        checkEnd: (k) => { step = k + 1; return o.signal?.aborted ? { kind: "aborted", reason: "interrupted" } : endOf(o.judge.verdict); },
-      });
-      holdRobot();
-      let end: EpisodeEnd = loop.end;
-      if (end.kind === "failure" && o.judge.verdict === null) {
+    // One e-stop latch for the whole run: a latched stop outlives its episode until /engram/resume.
+    const stops = o.stops ?? new StopLatch({ safety: profile.safety });
+    let aborted: RunAbort | null = null;
+    try {
+      for (let i = 0; i < o.episodes && !o.signal?.aborted && !o.judge.stopRequested && !aborted; i++) {
         o.progress?.clear();
-        end = endOf(await untilAborted(o.judge.awaitOutcome(i, `step limit ${maxSteps}`), o.signal, "aborted"))!;
+        if ((await untilAborted(o.judge.awaitReset(i, o.episodes), o.signal, "stop")) === "stop") break;
+        const seed = o.seed + i;
+        events.episode = i;
+        const topics = recordedTopics(o.robot, holdOutput.advertisements);
+        const recorder = cfg.record.enabled ? await BusRecorder.start(bus, join(o.outDir, "episodes", `${i}.mcap`), topics) : null;
+        // The recording is closed whatever happens in the episode: what it holds stays readable.
+        try {
+          interventions = 0;
+          const start0 = clock.nowNs();
+          await policy.reset({ task: task.id, episode: i, seed, instruction: o.instruction });
+          if (task.tmc === "M1") policy.setInstruction(o.instruction);
+          events.emit({ event: "episode_start", task: task.id, seed, instruction: o.instruction, policy: policy.spec.name, robot: profile.name });
+          o.judge.beginEpisode(i);
+          step = 0;
+          show("running", true);
+          const loop = await runEpisodeLoop({
+            bus, profile, layout, policy, imageSpecs: imageSpecsOf(policy), controlHz, realtime: true,
+            pace: (ns) => untilAborted(clock.sleepUntil(ns), o.signal, undefined),
+            complexity: task.tmc === "M1" ? "M(1)" : "M(n)",
+            globalTask: o.instruction,
+            planner: task.tmc === "M1" ? null : plannerFor(cfg.policy.planner, o.subtasks, oraclePlanner),
+            keyMemory: cfg.policy.key_memory,
+            ...episodeParts(cfg, profile, layout, policy, controlHz),
+            stops, events, maxSteps,
+            checkEnd: (k) => { step = k + 1; return o.signal?.aborted ? { kind: "aborted", reason: interruptReason(o.signal) } : endOf(o.judge.verdict); },
+          });
+          holdRobot();
+          let end: EpisodeEnd = loop.end;
+          if (end.kind === "failure" && o.judge.verdict === null) {
+            o.progress?.clear();
+            end = endOf(await untilAborted(o.judge.awaitOutcome(i, `step limit ${maxSteps}`), o.signal, "aborted"))!;
+          }
+          o.judge.endEpisode();
+          events.emit({ event: "episode_end", outcome: end.kind, steps: loop.steps, reason: end.kind === "success" ? null : end.reason });
+          // Aborted by the loop (error, dead planner) or an interrupt, not by the judge's `a`: the run ends.
+          if (loop.end.kind === "aborted" && o.judge.verdict !== "aborted") aborted = { episode: i, reason: loop.end.reason, interrupted: o.signal?.aborted === true };
+          const record: EpisodeRecord = {
+            episode: i, task: task.id, seed, outcome: end.kind, steps: loop.steps,
+            duration_s: Math.round(Number(clock.nowNs() - start0) / 1e6) / 1000,
+            checkpoints: [], checkpoints_defined: [],
+            declared_ends: loop.declaredEnds, true_ends: null,
+            planner_latencies_ms: loop.plannerLatenciesMs,
+            safety_interventions: interventions,
+            realtime_factor: null,
+          };
+          appendFileSync(join(o.outDir, "episodes.jsonl"), JSON.stringify({ ...record, mcap: recorder ? `episodes/${i}.mcap` : null, reason: end.kind === "success" ? null : end.reason }) + "\n");
+          records.push(record);
+          for (const t of loop.timings) tickMs.push(t.preprocessMs + t.observeMs + t.actMs + t.publishMs);
+          late += loop.lateTicks;
+          if (i === 0) writeFileSync(join(o.outDir, "logits-episode-0.json"), JSON.stringify({ logits: loop.logits, declared: loop.declaredEnds, truth: null }));
+          step = null;
+          show(end.kind, true);
+          o.onEpisode?.(record, i);
+        } finally {
+          o.judge.endEpisode();
+          if (recorder) {
+            await settle(bus, topics); // the hold and episode_end published last reach the recording
+            await recorder.stop();
+          }
+        }
       }
-      o.judge.endEpisode();
-      events.emit({ event: "episode_end", outcome: end.kind, steps: loop.steps, reason: end.kind === "success" ? null : end.reason });
-      const mcap = recorder ? await recorder.stop() : null;
-      const record: EpisodeRecord = {
-        episode: i, task: task.id, seed, outcome: end.kind, steps: loop.steps,
-        duration_s: Math.round(Number(clock.nowNs() - start0) / 1e6) / 1000,
-        checkpoints: [], checkpoints_defined: [],
-        declared_ends: loop.declaredEnds, true_ends: null,
-        planner_latencies_ms: loop.plannerLatenciesMs,
-        safety_interventions: interventions,
-        realtime_factor: null,
-      };
-      appendFileSync(join(o.outDir, "episodes.jsonl"), JSON.stringify({ ...record, mcap: mcap ? `episodes/${i}.mcap` : null, reason: end.kind === "success" ? null : end.reason }) + "\n");
-      records.push(record);
-      for (const t of loop.timings) tickMs.push(t.preprocessMs + t.observeMs + t.actMs + t.publishMs);
-      late += loop.lateTicks;
-      if (i === 0) writeFileSync(join(o.outDir, "logits-episode-0.json"), JSON.stringify({ logits: loop.logits, declared: loop.declaredEnds, truth: null }));
-      step = null;
-      show(end.kind, true);
-      o.onEpisode?.(record, i);
+    } catch (err) {
+      // Outside the loop (which holds and returns on its own errors): policy reset, recording, I/O.
+      holdRobot();
+      const reason = err instanceof Error ? err.message : String(err);
+      events.emit({ event: "fault", reason });
+      aborted = { episode: records.length, reason, interrupted: false };
     }
-    const summary = summarizeRun({ task: task.id, policy: policy.spec.name, episodes: records, tickMs, lateTicks: late });
+    if (o.signal?.aborted && !aborted) aborted = { episode: records.length, reason: interruptReason(o.signal), interrupted: true };
+    const summary = summarizeRun({ task: task.id, policy: policy.spec.name, episodes: records, tickMs, lateTicks: late, aborted });
     writeFileSync(join(o.outDir, "summary.json"), JSON.stringify(summary, null, 2) + "\n");
     await writeReport(o.outDir, summary, records, tickMs);
     return summary;

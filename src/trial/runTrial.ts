@@ -20,7 +20,7 @@ import { EventLog } from "./eventLog.js";
 import { runEpisodeLoop, type EpisodeLoopResult } from "./episodeLoop.js";
 import { summarizeRun, type EpisodeRecord, type RunAbort, type RunSummary } from "./summary.js";
 import { writeReport } from "./report.js";
-import { controlHzOf as controlHzOfConfig, episodeParts, imageSpecsOf, loadTrialPolicy, plannerFor, recordedTopics, subscribeGroundTruth } from "./trialParts.js";
+import { controlHzOf as controlHzOfConfig, episodeParts, imageSpecsOf, interruptReason, loadTrialPolicy, plannerFor, recordedTopics, subscribeGroundTruth } from "./trialParts.js";
 
 export interface TrialOptions {
   run: LoadedRunConfig;
@@ -138,11 +138,6 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
   }
 }
 
-/** "interrupted (SIGINT)": the abort reason the CLI's stop signals give, else "interrupted". */
-function interruptReason(signal: AbortSignal): string {
-  const why = signal.reason instanceof Error ? signal.reason.message : typeof signal.reason === "string" ? signal.reason : "";
-  return why ? `interrupted (${why})` : "interrupted";
-}
 
 function controlHzOf(o: TrialOptions): number {
   return controlHzOfConfig(o.run.config, o.robot.profile);

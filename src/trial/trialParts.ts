@@ -114,3 +114,9 @@ export async function nominalTask(taskId: string, profile: RobotProfile, seed: n
     world.dispose();
   }
 }
+
+/** "interrupted (SIGINT)": the abort reason the CLI's stop signals give, else "interrupted". */
+export function interruptReason(signal: AbortSignal): string {
+  const why = signal.reason instanceof Error ? signal.reason.message : typeof signal.reason === "string" ? signal.reason : "";
+  return why ? `interrupted (${why})` : "interrupted";
+}

@@ -55,6 +55,7 @@ test("hardware trial over the bus: reset prompts, s mid-episode, step limit then
       episodes: 3, seed: 5, outDir: out, bus, judge, maxSteps: 12, topicTimeoutMs: 20_000,
     });
     assert.equal(summary.episodes, 2, "q at the third reset prompt stops the run");
+    assert.equal(summary.aborted, null, "q is the operator ending the run, not an abort");
     assert.equal(summary.successes, 1);
     assert.deepEqual(summary.wilson95, [0.0945, 0.9055]);
     assert.deepEqual(summary.checkpoint_rates, { storage: null, update: null, compression: null });
@@ -100,7 +101,9 @@ test("hardware trial: an abort signal mid-episode ends it as aborted and still w
     assert.equal(summary.episodes, 1);
     const ep = JSON.parse(readFileSync(join(out, "episodes.jsonl"), "utf8").trim());
     assert.equal(ep.outcome, "aborted");
-    assert.equal(ep.reason, "interrupted");
+    assert.match(ep.reason, /^interrupted/);
+    assert.equal(summary.aborted?.interrupted, true);
+    assert.equal(summary.aborted?.episode, 0, "interrupted in episode 0");
     assert.ok(ep.steps < 200);
   } finally {
     input.end();
