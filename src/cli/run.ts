@@ -6,7 +6,8 @@
  * last line printed is the summary object. SIGINT/SIGTERM: the current episode holds, its MCAP is
  * closed, the summary of the finished episodes is written, and the process exits (within 4 s)
  * with code 130. An episode aborted by an error (policy, planner, I/O) holds first, ends the run,
- * and exits 1 naming the reason. On a terminal: `r` resumes a latched e-stop, `q` stops like SIGINT.
+ * and exits 1 naming the reason; so does an uncaught exception anywhere in the process (the episode
+ * holds and the recording closes first, as on SIGINT). On a terminal: `r` resumes a latched e-stop, `q` stops like SIGINT.
  */
 import { resolve } from "node:path";
 import { loadRunConfig } from "../config/loaders.js";
@@ -14,7 +15,7 @@ import { StopLatch } from "../control/index.js";
 import { loadRobotProfile } from "../robot/loadRobotProfile.js";
 import { runTrial } from "../trial/runTrial.js";
 import { flagInt, flagString, parseArgs } from "./args.js";
-import { defaultRunDir, installRunKeys, installStopSignals } from "./runDir.js";
+import { defaultRunDir, installFatalHandlers, installRunKeys, installStopSignals } from "./runDir.js";
 import { runOnRobot } from "./runRobot.js";
 
 export async function main(args: string[]): Promise<number> {
@@ -34,6 +35,7 @@ export async function main(args: string[]): Promise<number> {
   const outDir = resolve(flagString(p, "out") || (cfg.output ?? defaultRunDir(run.root, cfg.name)));
   const json = p.flags.has("json");
   const stop = installStopSignals();
+  const fatal = installFatalHandlers(stop);
   const onRobot = cfg.bus.kind !== "local" || !cfg.sim.enabled;
   const stops = new StopLatch({ safety: robot.profile.safety });
   // On the in-process sim the terminal is ours; on a robot the operator (runRobot.ts) reads it.
@@ -62,6 +64,10 @@ export async function main(args: string[]): Promise<number> {
     });
     process.stderr.write(`[run] wrote ${outDir}\n`);
     process.stdout.write(json ? JSON.stringify(summary) + "\n" : `${summary.task}: ${summary.successes}/${summary.episodes} successes, tick p50 ${summary.tick_ms.p50} ms; run folder ${outDir}\n`);
+    if (fatal.error) {
+      process.stderr.write(`[run] aborted: uncaught error: ${fatal.error.message}\n`);
+      return 1;
+    }
     if (summary.aborted && !summary.aborted.interrupted) {
       process.stderr.write(`[run] aborted in episode ${summary.aborted.episode}: ${summary.aborted.reason}\n`);
       return 1;
@@ -69,6 +75,7 @@ export async function main(args: string[]): Promise<number> {
     return stop.signal.aborted ? 130 : 0;
   } finally {
     keys.dispose();
+    fatal.dispose();
     stop.dispose();
   }
 }

@@ -14,13 +14,15 @@ export function defaultRunDir(root: string, name: string): string {
 export function installStopSignals(deadlineMs = 4000): { signal: AbortSignal; stop(name: string): void; dispose(): void } {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | null = null;
+  // A fatal error (installFatalHandlers) has already set exit code 1: keep it.
+  const exitCode = () => (typeof process.exitCode === "number" && process.exitCode !== 0 ? process.exitCode : 130);
   const onSignal = (name: string) => {
-    if (controller.signal.aborted) process.exit(130);
+    if (controller.signal.aborted) process.exit(exitCode());
     process.stderr.write(`[engram] ${name}: holding the robot, closing recordings\n`);
     controller.abort(new Error(name));
     timer = setTimeout(() => {
       process.stderr.write(`[engram] still stopping after ${deadlineMs} ms; exiting\n`);
-      process.exit(130);
+      process.exit(exitCode());
     }, deadlineMs);
     timer.unref();
   };
@@ -34,6 +36,33 @@ export function installStopSignals(deadlineMs = 4000): { signal: AbortSignal; st
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
       if (timer) clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * An uncaught exception or unhandled rejection anywhere in the process (a bus callback, a timer)
+ * stops the run as a signal does (the episode holds, recordings close, 4 s deadline) and sets exit
+ * code 1; `error` is the first one, for the caller's message. A second one exits at once.
+ * Installed by `engram run` only.
+ */
+export function installFatalHandlers(stop: { stop(name: string): void }): { readonly error: Error | null; dispose(): void } {
+  let first: Error | null = null;
+  const onFatal = (err: unknown): void => {
+    const e = err instanceof Error ? err : new Error(String(err));
+    process.stderr.write(`[engram] uncaught error: ${e.stack ?? e.message}\n`);
+    process.exitCode = 1;
+    if (first) process.exit(1);
+    first = e;
+    stop.stop(`uncaught error: ${e.message}`);
+  };
+  process.on("uncaughtException", onFatal);
+  process.on("unhandledRejection", onFatal);
+  return {
+    get error() { return first; },
+    dispose() {
+      process.off("uncaughtException", onFatal);
+      process.off("unhandledRejection", onFatal);
     },
   };
 }

@@ -1,72 +1,17 @@
 /**
  * `engram run` on the sim twin, as a process: SIGINT mid-episode exits within 4 s with a valid,
  * indexed MCAP holding everything up to the signal (the shutdown hold and episode_end included)
- * and the run folder written for the episodes that ran; a policy whose act() throws holds first,
- * ends the run and exits 1 naming the reason.
+ * and the run folder written for the episodes that ran.
  */
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { decode } from "../../src/msgs/codec.js";
-import { McapSource } from "../../src/record/mcapReader.js";
-import { loadRobotProfile } from "../../src/robot/index.js";
-import { bundleVariant, failingActionHead } from "../control/faultSimRig.js";
+import { jsonl, readEpisode, startRun, until } from "./runHarness.js";
 
-const REPO = new URL("../../", import.meta.url).pathname;
-const COMMAND_TOPIC = loadRobotProfile(join(REPO, "robots/x-one.yaml")).profile.command.joint_topic;
 const tmp = mkdtempSync(join(tmpdir(), "engram-run-stop-"));
 after(() => rmSync(tmp, { recursive: true, force: true }));
-
-interface Exit { code: number | null; signal: NodeJS.Signals | null; atMs: number; stderr: string }
-
-function startRun(out: string, policy: string, episodes: number): { child: ChildProcess; exited: Promise<Exit>; stderr: () => string } {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "run", "launch/sim-x-one.yaml", "--policy", policy, "--episodes", String(episodes), "--out", out], {
-    cwd: REPO, stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  child.stderr!.on("data", (c) => { stderr += String(c); });
-  child.stdout!.resume();
-  const exited = new Promise<Exit>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal, atMs: performance.now(), stderr })));
-  return { child, exited, stderr: () => stderr };
-}
-
-async function until(what: string, ok: () => boolean, timeoutMs: number, exited: Promise<Exit>): Promise<void> {
-  let done: Exit | null = null;
-  void exited.then((e) => { done = e; });
-  const t0 = performance.now();
-  while (!ok()) {
-    if (done) throw new Error(`engram run exited (${(done as Exit).code}) before ${what}: ${(done as Exit).stderr}`);
-    if (performance.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-type Ev = { event: string; [k: string]: unknown };
-
-/** Events, the command topic's message count and joint-state log times, read through the MCAP index. */
-async function readEpisode(path: string): Promise<{ mode: string; events: Ev[]; commands: number; lastCommandPoints: number; joints: bigint[]; lastNs: bigint }> {
-  const src = await McapSource.open(path, "indexed"); // throws when the file has no usable index
-  try {
-    const events: Ev[] = [];
-    const joints: bigint[] = [];
-    let commands = 0, lastCommandPoints = -1;
-    let lastNs = 0n;
-    for await (const m of src.messages({ topics: ["/engram/events", "/joint_states", COMMAND_TOPIC] })) {
-      if (m.logTimeNs > lastNs) lastNs = m.logTimeNs;
-      if (m.topic === "/engram/events") events.push(JSON.parse(decode("std_msgs/msg/String", m.cdr).data) as Ev);
-      else if (m.topic === "/joint_states") joints.push(m.logTimeNs);
-      else { commands++; lastCommandPoints = decode("trajectory_msgs/msg/JointTrajectory", m.cdr).points.length; }
-    }
-    return { mode: src.mode, events, commands, lastCommandPoints, joints, lastNs };
-  } finally {
-    await src.close();
-  }
-}
-
-const jsonl = (path: string) => readFileSync(path, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as Ev);
 
 test("SIGINT mid-episode: exit 130 within 4 s, MCAP indexed and complete up to the signal, run folder written", { timeout: 150_000 }, async () => {
   const out = join(tmp, "sigint");
@@ -123,34 +68,4 @@ test("SIGINT mid-episode: exit 130 within 4 s, MCAP indexed and complete up to t
   const logged = jsonl(join(out, "events.jsonl"));
   assert.ok(logged.some((e) => e.event === "safety_hold" && e.reason === "shutdown"));
   assert.ok(!existsSync(join(out, "episodes", "1.mcap")), "no second episode started");
-});
-
-test("a policy whose act() throws: hold first, the run ends, exit 1 naming the reason", { timeout: 150_000 }, async () => {
-  const out = join(tmp, "act-throws");
-  const bundle = bundleVariant("act-throws", { actionHead: failingActionHead() });
-  try {
-    const run = startRun(out, bundle, 2);
-    const timer = setTimeout(() => run.child.kill("SIGKILL"), 120_000);
-    const exit = await run.exited;
-    clearTimeout(timer);
-    assert.equal(exit.code, 1, exit.stderr);
-    assert.match(exit.stderr, /\[run\] aborted in episode 0: .*(out of (data )?bounds|indices)/i);
-
-    const ep = await readEpisode(join(out, "episodes", "0.mcap"));
-    const names = ep.events.map((e) => e.event);
-    const hold = names.findIndex((n, i) => n === "safety_hold" && ep.events[i]!.reason === "error");
-    assert.ok(hold >= 0, names.join(","));
-    assert.ok(hold < names.indexOf("fault") && names.indexOf("fault") < names.indexOf("episode_end"), names.join(","));
-    assert.equal(ep.events.at(-1)!.outcome, "aborted");
-    assert.ok(ep.commands >= 1, "the hold command was published and recorded");
-    assert.equal(ep.lastCommandPoints, 1, "the last command is the one-point hold");
-
-    const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as { episodes: number; aborted: { reason: string; interrupted: boolean } };
-    assert.equal(summary.episodes, 1, "the run stopped after the failed episode");
-    assert.equal(summary.aborted.interrupted, false);
-    assert.match(summary.aborted.reason, /out of (data )?bounds|indices/i);
-    assert.ok(!existsSync(join(out, "episodes", "1.mcap")));
-  } finally {
-    rmSync(bundle, { recursive: true, force: true });
-  }
 });
