@@ -3,9 +3,10 @@
  * time, with a real ONNX policy (an Add graph: actions = state + bias, biases chosen per chunk,
  * NaN and out-of-range included) and a stand-in arm.
  *
- * NOTE: `RigArm` stands in for the sim twin's arm (src/sim/) until its bus node is wired here: it
- * follows every received JointTrajectory exactly (a perfect joint_trajectory_controller) and
- * publishes JointState and an rgb8 camera image each tick, unless a fault silences them.
+ * NOTE: the rig's arm is a stand-in (a perfect joint_trajectory_controller that follows every
+ * received JointTrajectory exactly and publishes JointState and one rgb8 image each tick, unless a
+ * fault silences them): fast and exact for per-tick checks. The same faults over the real sim twin
+ * (rendered cameras, rapier arm, Mem-0 ONNX bundle) are in faultSimRig.ts / faultsSim.test.ts.
  */
 import onnxProto from "onnx-proto";
 import * as ort from "onnxruntime-node";
