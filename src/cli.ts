@@ -10,6 +10,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ main(arg
   start: { summary: "the main job on its embedded default (sim twin)", load: () => import("./cli/start.js") },
   run: { summary: "run policy episodes on the sim twin or a robot", load: () => import("./cli/run.js") },
   sim: { summary: "run the sim twin (as a robot on a bus, or with its expert)", load: () => import("./cli/sim.js") },
+  operator: { summary: "operator console for a trial started by ros2 launch (prompts, s/f/a/q keys)", load: () => import("./cli/operator.js") },
   record: { summary: "record teleoperated demonstrations", load: () => import("./cli/record.js") },
   replay: { summary: "replay a recorded episode", load: () => import("./cli/replay.js") },
   inspect: { summary: "summarize an MCAP recording (like ros2 bag info)", load: () => import("./cli/inspect.js") },

@@ -291,3 +291,22 @@ export class SimJudge implements TrialJudge {
   /** Unsubscribes from /sim/episode. */
   close(): void { this.off(); }
 }
+
+/**
+ * The far end of `/engram/operator`: forwards every item of `input` (keys from the operator's own
+ * terminal, e.g. over `ssh -t`) to the topic, and shows each prompt the trial publishes on
+ * OPERATOR_PROMPT_TOPIC. This is how an operator drives a trial that `ros2 launch` started.
+ * Resolves when the input ends; the subscriptions are removed then.
+ */
+export async function relayOperator(bus: Bus, input: OperatorInput, show: (line: string) => void): Promise<void> {
+  const codec = codecFor("std_msgs/msg/String");
+  const publish = bus.advertise(OPERATOR_TOPIC, "std_msgs/msg/String", RELIABLE_QOS);
+  const off = bus.subscribe(OPERATOR_PROMPT_TOPIC, "std_msgs/msg/String", { ...RELIABLE_QOS, durability: "transient_local", depth: 1 }, (cdr) => {
+    try { show(codec.decode(cdr).data); } catch (err) { show(`[operator] ${OPERATOR_PROMPT_TOPIC}: undecodable std_msgs/msg/String: ${(err as Error).message}`); }
+  });
+  try {
+    for await (const item of input) publish(codec.encode({ data: item }));
+  } finally {
+    off();
+  }
+}

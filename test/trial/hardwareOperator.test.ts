@@ -2,7 +2,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { PassThrough } from "node:stream";
-import { InputQueue, mergeInputs, Operator, parseOperatorInput, terminalInput } from "../../src/trial/operator.js";
+import { LocalBus } from "../../src/bus/local.js";
+import { RELIABLE_QOS } from "../../src/bus/types.js";
+import { encode } from "../../src/msgs/codec.js";
+import { InputQueue, mergeInputs, Operator, OPERATOR_PROMPT_TOPIC, parseOperatorInput, relayOperator, terminalInput, topicInput } from "../../src/trial/operator.js";
 import { formatProgress } from "../../src/trial/progress.js";
 
 test("parseOperatorInput: keys and words", () => {
@@ -75,4 +78,30 @@ test("terminalInput on a pipe gives lines; mergeInputs ends when every source en
 test("formatProgress: episode k/N, step, successes, elapsed", () => {
   assert.equal(formatProgress({ done: 2, total: 10, step: 35, successes: 1, elapsedS: 41.23 }, 10), "[##........] episode 3/10 step 35, 1/2 successes, 41.2 s elapsed");
   assert.equal(formatProgress({ done: 10, total: 10, step: null, successes: 7, elapsedS: 600, note: "success" }, 10), "[##########] episode 10/10, 7/10 successes, 600.0 s elapsed (success)");
+});
+
+test("relayOperator (engram operator): keys from another terminal reach the trial's Operator over the bus; prompts come back", async () => {
+  const bus = new LocalBus();
+  const trialSide = topicInput(bus);
+  const op = new Operator(trialSide, { write: () => {} });
+  const promptPub = bus.advertise(OPERATOR_PROMPT_TOPIC, "std_msgs/msg/String", { ...RELIABLE_QOS, durability: "transient_local", depth: 1 });
+  promptPub(encode("std_msgs/msg/String", { data: "[operator] episode 1/3: reset the scene, then press enter" }));
+  const keys = new InputQueue();
+  const shown: string[] = [];
+  const relay = relayOperator(bus, keys, (l) => shown.push(l));
+  try {
+    const reset = op.awaitReset(0, 3);
+    keys.push("\r");
+    assert.equal(await reset, "start");
+    assert.deepEqual(shown, ["[operator] episode 1/3: reset the scene, then press enter"], "the latched prompt shows on joining");
+    op.beginEpisode(0);
+    keys.push("s");
+    for (let i = 0; i < 5 && op.verdict === null; i++) await new Promise((r) => setImmediate(r));
+    assert.equal(op.verdict, "success");
+  } finally {
+    keys.end();
+    await relay;
+    trialSide.close();
+    await bus.close();
+  }
 });
