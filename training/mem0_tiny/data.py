@@ -1,0 +1,136 @@
+"""Dataset for mem0-tiny: episodes converted by training/mem0_tiny/hdf5ToNpy.ts (from `engram export`).
+
+Each training sample is one control step t of one episode, with the memory the runtime would hold
+at t (src/policy/mem0/memoryBank.ts): memory is cleared at the start of the instruction segment
+holding t; the anchor is the segment's first frame (set before memory.onnx runs, so at the segment's
+first frame the anchor is the current frame itself); the window is the up-to-K frames of the
+segment before t, oldest first, zero-padded at the end.
+
+Instruction segments follow what the policy is told at run time (src/trial/runTrial.ts):
+  M(1) tasks (put-back-block, ...): one segment over the whole episode, the global instruction.
+  M(n) tasks (press-button, ...):   the annotated subtask segments, each with its own text.
+Classifier positives: the last END_FRAMES frames of each instruction segment.
+"""
+import glob
+import json
+import os
+import re
+
+import numpy as np
+import torch
+
+END_FRAMES = 8
+
+
+def canonical(text):
+    """Same canonical form as src/policy/mem0/tokenizer.ts canonicalInstruction."""
+    return re.sub(r"\s+", " ", re.sub(r"\.+$", "", text.strip()).strip()).lower()
+
+
+class Vocabulary:
+    """Closed word vocabulary written by hdf5ToNpy.ts (vocabulary.json)."""
+
+    def __init__(self, path):
+        with open(path) as f:
+            v = json.load(f)
+        self.max_length = v["max_length"]
+        self.pad_id = v["pad_id"]
+        self.size = v["size"]
+        self.vocabulary = v["vocabulary"]
+        self._by_canonical = {canonical(k): ids for k, ids in self.vocabulary.items()}
+
+    def tokens(self, text, where):
+        ids = self._by_canonical.get(canonical(text))
+        if ids is None:
+            raise ValueError(f"{where}: instruction {text!r} is not in the closed vocabulary ({len(self.vocabulary)} entries)")
+        out = np.full(self.max_length, self.pad_id, dtype=np.int64)
+        out[: len(ids)] = ids
+        return out
+
+
+def instruction_segments(meta, where):
+    """[(text, start, end)] covering every frame, per the module docstring."""
+    T = meta["frames"]
+    if meta["tmc"] == "M1" or not meta["segments"]:
+        return [(meta["instruction"], 0, T - 1)]
+    segs = sorted(meta["segments"], key=lambda s: s["start"])
+    out = []
+    for i, s in enumerate(segs):
+        # Frames between annotated segments belong to the next one (the policy is already told it); the last runs to the end.
+        start = 0 if i == 0 else out[-1][2] + 1
+        end = T - 1 if i == len(segs) - 1 else min(s["end"], T - 1)
+        if end < start:
+            raise ValueError(f"{where}: segment {i} {s['text']!r} [{s['start']}, {s['end']}] overlaps the previous one")
+        out.append((s["text"], start, end))
+    return out
+
+
+class Episodes:
+    """All episodes in memory as flat per-frame tensors plus per-frame memory indices."""
+
+    def __init__(self, npy_dir, window, tasks=None, outcomes=("success",)):
+        self.vocab = Vocabulary(os.path.join(npy_dir, "vocabulary.json"))
+        images, states, actions, tokens, labels = [], [], [], [], []
+        seg_start, ep_start, ep_end, self.metas = [], [], [], []
+        offset = 0
+        for meta_path in sorted(glob.glob(os.path.join(npy_dir, "*.json"))):
+            if meta_path.endswith("vocabulary.json"):
+                continue
+            stem = meta_path[: -len(".json")]
+            with open(meta_path) as f:
+                meta = json.load(f)
+            if tasks and meta["task"] not in tasks:
+                continue
+            if outcomes and meta["outcome"] not in outcomes:
+                continue
+            T = meta["frames"]
+            images.append(np.load(stem + ".images.npy"))
+            states.append(np.load(stem + ".state.npy"))
+            actions.append(np.load(stem + ".action.npy"))
+            for text, start, end in instruction_segments(meta, meta_path):
+                tok = self.vocab.tokens(text, meta_path)
+                for t in range(start, end + 1):
+                    tokens.append(tok)
+                    seg_start.append(offset + start)
+                    labels.append(1.0 if t > end - END_FRAMES else 0.0)
+            ep_start += [offset] * T
+            ep_end += [offset + T - 1] * T
+            self.metas.append(meta)
+            offset += T
+        if not self.metas:
+            raise ValueError(f"{npy_dir}: no episodes (tasks={tasks}, outcomes={outcomes})")
+        self.images = torch.from_numpy(np.concatenate(images))  # uint8 [N, C, H, W, 3]
+        self.state = torch.from_numpy(np.concatenate(states)).float()
+        self.action = torch.from_numpy(np.concatenate(actions)).float()
+        self.tokens = torch.from_numpy(np.stack(tokens))
+        self.label = torch.tensor(labels)
+        self.seg_start = torch.tensor(seg_start)
+        self.ep_end = torch.tensor(ep_end)
+        self.window = window
+        self.n = len(self.label)
+
+    def stats(self):
+        """State mean/std and action min/max (robot units), as the manifest's normalization block wants them."""
+        s_mean = self.state.mean(0)
+        s_std = self.state.std(0).clamp(min=1e-3)
+        a_min, a_max = self.action.min(0).values, self.action.max(0).values
+        margin = ((a_max - a_min) * 0.05).clamp(min=1e-3)
+        return {"state_mean": s_mean, "state_std": s_std, "action_min": a_min - margin, "action_max": a_max + margin}
+
+    def memory_indices(self, idx):
+        """For frame indices idx [B]: anchor index [B], window indices [B, K] and window mask [B, K]."""
+        K = self.window
+        start = self.seg_start[idx]
+        n = torch.minimum(idx - start, torch.tensor(K))  # valid window entries
+        slot = torch.arange(K)
+        # Oldest first: slot j holds frame idx - n + j for j < n.
+        win = idx[:, None] - n[:, None] + slot[None, :]
+        mask = (slot[None, :] < n[:, None]).float()
+        win = torch.where(mask > 0, win, idx[:, None])  # padding slots point anywhere valid; masked out
+        return start, win, mask
+
+    def chunk(self, idx, horizon):
+        """Action chunk rows idx..idx+H-1 [B, H, D], repeating the episode's last action past its end."""
+        steps = idx[:, None] + torch.arange(horizon)[None, :]
+        steps = torch.minimum(steps, self.ep_end[idx][:, None])
+        return self.action[steps]

@@ -1,0 +1,209 @@
+"""Exports a mem0-tiny checkpoint (train.py) into a runtime bundle: encoder.onnx, memory.onnx,
+classifier.onnx, action_head.onnx, policy.yaml (manifest contract: src/config/schemas/policyManifest.ts)
+and parity.json (torch outputs on deterministic inputs, checked against onnxruntime-node by
+test/policy/mem0TinyParity.test.ts).
+
+  /usr/bin/python3 training/mem0_tiny/export.py runs/mem0-tiny/model.pt policies/mem0-tiny [--name mem0-tiny]
+
+Opset 17 (onnxruntime-node 1.30 runs it). The encoder has a symbolic batch axis; the other three
+models take batch 1, as the manifest says and the runtime feeds them.
+"""
+import argparse
+import json
+import math
+import os
+
+import numpy as np
+import torch
+import yaml
+
+from model import Dims, Mem0Tiny
+
+OPSET = 17
+CAMERAS = ["head", "left_wrist", "right_wrist"]
+FLOW_STEPS = 10
+SWITCH_COUNT = 3
+THRESHOLD = 0.5
+PARITY_SEED = 12345
+PARITY_STEPS = 3
+
+
+def load(ckpt_path):
+    ckpt = torch.load(ckpt_path, map_location="cpu")
+    d = Dims(**ckpt["dims"])
+    model = Mem0Tiny(d)
+    model.load_state_dict(ckpt["state_dict"])
+    model.eval()
+    return ckpt, d, model
+
+
+def export_onnx(model, d: Dims, out):
+    F, K, T, H, A, S = d.feature_dim, d.window, d.summary_tokens, d.horizon, d.action_dim, d.state_dim
+    enc_in = (torch.zeros(1, d.cameras, 3, d.height, d.width), torch.zeros(1, S), torch.ones(1, d.max_tokens, dtype=torch.int64))
+    torch.onnx.export(model.encoder, enc_in, os.path.join(out, "encoder.onnx"), opset_version=OPSET,
+                      input_names=["images", "state", "tokens"], output_names=["image_feature", "text_feature"],
+                      dynamic_axes={n: {0: "batch"} for n in ["images", "state", "tokens", "image_feature", "text_feature"]})
+    mem_in = (torch.zeros(1, F), torch.zeros(1, K, F), torch.ones(1, K), torch.zeros(1, 1, F), torch.ones(1, 1), torch.zeros(1, F))
+    torch.onnx.export(model.memory, mem_in, os.path.join(out, "memory.onnx"), opset_version=OPSET,
+                      input_names=["current", "window", "window_mask", "anchor", "anchor_mask", "text"], output_names=["summary"])
+    torch.onnx.export(model.classifier, (torch.zeros(1, T, F),), os.path.join(out, "classifier.onnx"), opset_version=OPSET,
+                      input_names=["summary"], output_names=["logit"])
+    head_in = (torch.zeros(1, H, A), torch.zeros(1, 1), torch.zeros(1, S), torch.zeros(1, T, F))
+    torch.onnx.export(model.action_head, head_in, os.path.join(out, "action_head.onnx"), opset_version=OPSET,
+                      input_names=["noisy_actions", "tau", "state", "summary"], output_names=["velocity"])
+
+
+def manifest(name, d: Dims, ckpt):
+    st = ckpt["stats"]
+    dims = list(range(d.state_dim))
+    r6 = lambda xs: [round(float(x), 6) for x in xs]
+    t = lambda n, shape, ty="float32": {"name": n, "type": ty, "shape": shape}
+    F, K, T, H, A, S = d.feature_dim, d.window, d.summary_tokens, d.horizon, d.action_dim, d.state_dim
+    voc = ckpt["vocabulary"]
+    return {
+        "format_version": 1, "kind": "mem0", "name": name, "cameras": CAMERAS[: d.cameras],
+        "image": {"width": d.width, "height": d.height, "pixel_normalization": {"mean": [0.5, 0.5, 0.5], "std": [0.5, 0.5, 0.5]}},
+        "layout": {"state": "bimanual_16d", "action": "bimanual_16d"}, "state_dim": S, "action_dim": A,
+        "normalization": {
+            "state": {"kind": "mean_std", "dims": dims, "mean": r6(st["state_mean"]), "std": r6(st["state_std"])},
+            "action": {"kind": "min_max", "dims": list(range(A)), "min": r6(st["action_min"]), "max": r6(st["action_max"])},
+        },
+        "tokenizer": {"kind": "closed_vocabulary", "max_length": voc["max_length"], "pad_id": voc["pad_id"], "vocabulary": voc["vocabulary"]},
+        "horizon": H, "flow_steps": FLOW_STEPS, "control_hz": 10,
+        "memory": {"window": K, "anchor": bool(ckpt["ablation"]["anchor"]), "feature_dim": F, "summary_tokens": T},
+        "classifier": {"threshold": THRESHOLD, "switch_count": SWITCH_COUNT},
+        "models": {
+            "encoder": {"file": "encoder.onnx",
+                        "inputs": {"images": t("images", ["batch", d.cameras, 3, d.height, d.width]), "state": t("state", ["batch", S]),
+                                   "tokens": t("tokens", ["batch", d.max_tokens], "int64")},
+                        "outputs": {"image_feature": t("image_feature", ["batch", F]), "text_feature": t("text_feature", ["batch", F])}},
+            "memory": {"file": "memory.onnx",
+                       "inputs": {"current": t("current", [1, F]), "window": t("window", [1, K, F]), "window_mask": t("window_mask", [1, K]),
+                                  "anchor": t("anchor", [1, 1, F]), "anchor_mask": t("anchor_mask", [1, 1]), "text": t("text", [1, F])},
+                       "outputs": {"summary": t("summary", [1, T, F])}},
+            "classifier": {"file": "classifier.onnx", "inputs": {"summary": t("summary", [1, T, F])}, "outputs": {"logit": t("logit", [1, 1])}},
+            "action_head": {"file": "action_head.onnx",
+                            "inputs": {"noisy_actions": t("noisy_actions", [1, H, A]), "tau": t("tau", [1, 1]), "state": t("state", [1, S]),
+                                       "summary": t("summary", [1, T, F])},
+                            "outputs": {"velocity": t("velocity", [1, H, A])}},
+        },
+    }
+
+
+# --- The runtime's seeded noise (src/policy/mem0/flowSampler.ts), ported bit for bit. ---
+
+def _imul(a, b):
+    return (a * b) & 0xFFFFFFFF
+
+
+def chunk_seed(episode_seed, chunk_index):
+    h = (_imul(episode_seed & 0xFFFFFFFF, 0x9E3779B1) ^ _imul(chunk_index & 0xFFFFFFFF, 0x85EBCA6B)) & 0xFFFFFFFF
+    h = _imul(h ^ (h >> 16), 0x21F0AAAD)
+    h = _imul(h ^ (h >> 15), 0x735A2D97)
+    return (h ^ (h >> 15)) & 0xFFFFFFFF
+
+
+def mulberry32(seed):
+    a = seed & 0xFFFFFFFF
+
+    def nxt():
+        nonlocal a
+        a = (a + 0x6D2B79F5) & 0xFFFFFFFF
+        t = a
+        t = _imul(t ^ (t >> 15), t | 1)
+        t ^= (t + _imul(t ^ (t >> 7), t | 61)) & 0xFFFFFFFF
+        return ((t ^ (t >> 14)) & 0xFFFFFFFF) / 4294967296
+    return nxt
+
+
+def gaussian_noise(n, seed):
+    u = mulberry32(seed)
+    out = np.zeros(n, dtype=np.float32)
+    for i in range(0, n, 2):
+        u1, u2 = 1 - u(), u()
+        r = math.sqrt(-2 * math.log(u1))
+        out[i] = r * math.cos(2 * math.pi * u2)
+        if i + 1 < n:
+            out[i + 1] = r * math.sin(2 * math.pi * u2)
+    return out
+
+
+# --- Deterministic parity inputs (the test recomputes them with the same formulas). ---
+
+def parity_images(d: Dims, step):
+    i = np.arange(d.cameras * 3 * d.height * d.width, dtype=np.float64)
+    return (np.sin(0.37 * i + 1.3 * step) * 0.9).astype(np.float32)
+
+
+def parity_state(mean, std, step):
+    k = np.arange(len(mean), dtype=np.float64)
+    return (np.asarray(mean) + np.asarray(std) * np.sin(0.5 * k + step) * 0.5).astype(np.float32)
+
+
+def parity(model, d: Dims, m):
+    """Torch outputs of the whole observe/act path (what Mem0Policy computes) on deterministic inputs."""
+    st, ac = m["normalization"]["state"], m["normalization"]["action"]
+    instruction = next(iter(m["tokenizer"]["vocabulary"]))
+    ids = m["tokenizer"]["vocabulary"][instruction]
+    tokens = torch.zeros(1, d.max_tokens, dtype=torch.int64)
+    tokens[0, : len(ids)] = torch.tensor(ids)
+    use_anchor = m["memory"]["anchor"]
+    F, K = d.feature_dim, d.window
+    steps, feats, anchor = [], [], None
+    with torch.no_grad():
+        for s in range(PARITY_STEPS):
+            state_robot = parity_state(st["mean"], st["std"], s)
+            state = torch.from_numpy((state_robot - np.asarray(st["mean"], np.float32)) / np.asarray(st["std"], np.float32)).unsqueeze(0)
+            images = torch.from_numpy(parity_images(d, s)).reshape(1, d.cameras, 3, d.height, d.width)
+            feat, text = model.encoder(images, state, tokens)
+            if use_anchor and anchor is None:
+                anchor = feat.clone()
+            window = torch.zeros(1, K, F)
+            wmask = torch.zeros(1, K)
+            for j, f in enumerate(feats[-K:]):
+                window[0, j] = f[0]
+                wmask[0, j] = 1
+            amask = torch.ones(1, 1) if anchor is not None else torch.zeros(1, 1)
+            anc = anchor.unsqueeze(1) if anchor is not None else torch.zeros(1, 1, F)
+            summary = model.memory(feat, window, wmask, anc, amask, text)
+            logit = model.classifier(summary)
+            feats.append(feat)
+            steps.append({"state": state_robot.tolist(), "image_feature": feat[0].tolist(), "text_feature": text[0].tolist(),
+                          "summary": summary.flatten().tolist(), "logit": float(logit[0, 0])})
+        H, A = d.horizon, d.action_dim
+        x = torch.from_numpy(gaussian_noise(H * A, chunk_seed(PARITY_SEED, 0))).reshape(1, H, A)
+        n = m["flow_steps"]
+        for k in range(n):
+            x = x + (1.0 / n) * model.action_head(x, torch.full((1, 1), k / n), state, summary)
+        lo, hi = np.asarray(ac["min"], np.float32), np.asarray(ac["max"], np.float32)
+        chunk = (x[0].numpy() + 1) / 2 * (hi - lo) + lo
+    return {"instruction": instruction, "seed": PARITY_SEED, "steps": steps, "chunk": chunk.flatten().tolist(),
+            "inputs": "images[i] = float32(sin(0.37 i + 1.3 step) * 0.9) over [C, 3, H, W]; "
+                      "state[k] = float32(mean[k] + std[k] * sin(0.5 k + step) * 0.5) in robot units (manifest state stats)"}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("checkpoint")
+    ap.add_argument("out")
+    ap.add_argument("--name", default="mem0-tiny")
+    args = ap.parse_args()
+    ckpt, d, model = load(args.checkpoint)
+    os.makedirs(args.out, exist_ok=True)
+    export_onnx(model, d, args.out)
+    m = manifest(args.name, d, ckpt)
+    tr = ckpt["train"]
+    header = (f"# Generated by training/mem0_tiny/export.py from {os.path.basename(args.checkpoint)}: trained {tr['steps']} steps "
+              f"({tr['seconds']:.0f} s CPU) on {tr['episodes']} expert episodes of {', '.join(tr['tasks'])} (seeds {min(tr['seeds'])}-{max(tr['seeds'])}).\n"
+              f"# Ablation at training: anchor {'on' if ckpt['ablation']['anchor'] else 'OFF'}, sliding window {'on' if ckpt['ablation']['window'] else 'OFF (run with policy.sliding: false)'}.\n")
+    with open(os.path.join(args.out, "policy.yaml"), "w") as f:
+        f.write(header + yaml.safe_dump(m, sort_keys=False, width=160, default_flow_style=None, allow_unicode=True))
+    with open(os.path.join(args.out, "parity.json"), "w") as f:
+        json.dump(parity(model, d, m), f)
+    with open(os.path.join(args.out, "train_log.json"), "w") as f:
+        json.dump({"dims": ckpt["dims"], "ablation": ckpt["ablation"], **tr}, f)
+    print(f"wrote {args.out}/{{policy.yaml,encoder.onnx,memory.onnx,classifier.onnx,action_head.onnx,parity.json,train_log.json}}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,170 @@
+"""mem0-tiny: Mem-0's execution module at small scale, split into the four ONNX files the runtime
+runs (src/policy/mem0/Mem0Policy.ts, manifest contract src/config/schemas/policyManifest.ts).
+
+  Encoder     images [B, C, 3, H, W] (normalized RGB), state [B, S] (normalized), tokens [B, L] int64
+              -> image_feature [B, F], text_feature [B, F]
+              conv stack shared over cameras, flattened (keeps where things are), fused with the state;
+              text: masked mean of word embeddings over the closed vocabulary.
+  Memory      current [B, F], window [B, K, F], window_mask [B, K], anchor [B, 1, F], anchor_mask [B, 1],
+              text [B, F] -> summary [B, T, F]
+              T learned queries (shifted by current + text) cross-attend over [anchor; window; current]
+              with masked softmax; keys carry a type embedding (anchor / window / current) and the window
+              entry's age. Two attention + MLP blocks.
+  Classifier  summary -> logit [B, 1] (subtask end)
+  ActionHead  noisy_actions [B, H, A], tau [B, 1], state [B, S], summary [B, T, F] -> velocity [B, H, A]
+              rectified flow: x_tau = (1 - tau) noise + tau action, velocity target action - noise; the
+              runtime integrates from noise at tau=0 to the action at tau=1 (src/policy/mem0/flowSampler.ts).
+"""
+import math
+from dataclasses import asdict, dataclass
+
+import torch
+from torch import nn
+import torch.nn.functional as Fn
+
+
+@dataclass
+class Dims:
+    """Sizes of one mem0-tiny model (written into the checkpoint and the manifest)."""
+    cameras: int = 3
+    height: int = 48
+    width: int = 64
+    state_dim: int = 16
+    action_dim: int = 16
+    max_tokens: int = 32
+    vocab_size: int = 70
+    feature_dim: int = 64
+    window: int = 8
+    summary_tokens: int = 3
+    horizon: int = 8
+    hidden: int = 256
+    heads: int = 4
+
+    def as_dict(self):
+        return asdict(self)
+
+
+class Encoder(nn.Module):
+    def __init__(self, d: Dims):
+        super().__init__()
+        self.d = d
+        self.conv = nn.Sequential(
+            nn.Conv2d(3, 16, kernel_size=4, stride=4), nn.ReLU(),
+            nn.Conv2d(16, 32, kernel_size=3, stride=2, padding=1), nn.ReLU(),
+        )
+        flat = 32 * (d.height // 8) * (d.width // 8)
+        self.img = nn.Linear(d.cameras * flat, 128)
+        self.state = nn.Linear(d.state_dim, 128)
+        self.out = nn.Linear(128, d.feature_dim)
+        self.norm = nn.LayerNorm(d.feature_dim)
+        self.embedding = nn.Embedding(d.vocab_size, d.feature_dim)
+        self.text = nn.Linear(d.feature_dim, d.feature_dim)
+
+    def forward(self, images, state, tokens):
+        b = images.shape[0]
+        x = self.conv(images.flatten(0, 1))  # [B*C, 32, H/8, W/8]
+        x = x.reshape(b, -1)
+        h = Fn.relu(self.img(x) + self.state(state))
+        return self.norm(self.out(h)), self.text_feature(tokens)
+
+    def text_feature(self, tokens):
+        """Masked mean of the word embeddings (pad id 0 excluded), then a linear map."""
+        valid = (tokens != 0).float().unsqueeze(-1)
+        emb = self.embedding(tokens) * valid
+        return self.text(emb.sum(1) / valid.sum(1).clamp(min=1.0))
+
+
+class Block(nn.Module):
+    """Cross-attention of the queries over the memory keys (masked), then an MLP; pre-norm residual."""
+
+    def __init__(self, f, heads):
+        super().__init__()
+        self.heads = heads
+        self.nq = nn.LayerNorm(f)
+        self.nk = nn.LayerNorm(f)
+        self.q = nn.Linear(f, f)
+        self.k = nn.Linear(f, f)
+        self.v = nn.Linear(f, f)
+        self.o = nn.Linear(f, f)
+        self.nm = nn.LayerNorm(f)
+        self.mlp = nn.Sequential(nn.Linear(f, 2 * f), nn.GELU(), nn.Linear(2 * f, f))
+
+    def forward(self, q, keys, bias):
+        b, t, f = q.shape
+        n = keys.shape[1]
+        h, dh = self.heads, f // self.heads
+        kn = self.nk(keys)
+        qh = self.q(self.nq(q)).reshape(b, t, h, dh).transpose(1, 2)  # [B, h, T, dh]
+        kh = self.k(kn).reshape(b, n, h, dh).transpose(1, 2)
+        vh = self.v(kn).reshape(b, n, h, dh).transpose(1, 2)
+        scores = qh @ kh.transpose(2, 3) / math.sqrt(dh) + bias  # bias [B, 1, 1, N]
+        att = torch.softmax(scores, dim=-1) @ vh  # [B, h, T, dh]
+        q = q + self.o(att.transpose(1, 2).reshape(b, t, f))
+        return q + self.mlp(self.nm(q))
+
+
+class Memory(nn.Module):
+    def __init__(self, d: Dims):
+        super().__init__()
+        f = d.feature_dim
+        self.d = d
+        self.queries = nn.Parameter(torch.randn(d.summary_tokens, f) * 0.1)
+        self.shift = nn.Linear(2 * f, f)
+        self.kinds = nn.Parameter(torch.randn(3, f) * 0.1)  # anchor, window, current
+        self.age = nn.Parameter(torch.randn(f) * 0.1)
+        self.blocks = nn.ModuleList([Block(f, d.heads), Block(f, d.heads)])
+        self.norm = nn.LayerNorm(f)
+
+    def forward(self, current, window, window_mask, anchor, anchor_mask, text):
+        K = window.shape[1]
+        n = window_mask.sum(1, keepdim=True)  # valid entries, oldest first
+        slots = torch.arange(K, dtype=window.dtype, device=window.device).unsqueeze(0)
+        age = (n - slots) * window_mask / K  # 1/K for the newest ... n/K for the oldest; 0 on padding
+        win = window + self.kinds[1] + age.unsqueeze(-1) * self.age
+        keys = torch.cat([anchor + self.kinds[0], win, current.unsqueeze(1) + self.kinds[2]], dim=1)
+        mask = torch.cat([anchor_mask, window_mask, torch.ones_like(anchor_mask)], dim=1)
+        bias = ((mask - 1.0) * 1e9).unsqueeze(1).unsqueeze(1)
+        q = self.queries.unsqueeze(0) + self.shift(torch.cat([current, text], dim=-1)).unsqueeze(1)
+        for block in self.blocks:
+            q = block(q, keys, bias)
+        return self.norm(q)
+
+
+class Classifier(nn.Module):
+    def __init__(self, d: Dims):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(d.summary_tokens * d.feature_dim, 64), nn.ReLU(), nn.Linear(64, 1))
+
+    def forward(self, summary):
+        return self.net(summary.flatten(1))
+
+
+class ActionHead(nn.Module):
+    def __init__(self, d: Dims):
+        super().__init__()
+        self.d = d
+        n_in = d.horizon * d.action_dim + 32 + d.state_dim + d.summary_tokens * d.feature_dim
+        self.freqs = nn.Parameter(torch.exp(torch.linspace(0, math.log(100.0), 16)), requires_grad=False)
+        self.net = nn.Sequential(
+            nn.Linear(n_in, d.hidden), nn.SiLU(),
+            nn.Linear(d.hidden, d.hidden), nn.SiLU(),
+            nn.Linear(d.hidden, d.hidden), nn.SiLU(),
+            nn.Linear(d.hidden, d.horizon * d.action_dim),
+        )
+
+    def forward(self, noisy_actions, tau, state, summary):
+        ang = tau * self.freqs  # [B, 16]
+        x = torch.cat([noisy_actions.flatten(1), torch.sin(ang), torch.cos(ang), state, summary.flatten(1)], dim=-1)
+        return self.net(x).reshape(noisy_actions.shape)
+
+
+class Mem0Tiny(nn.Module):
+    """The four parts together (training); export.py exports each part to its own ONNX file."""
+
+    def __init__(self, d: Dims):
+        super().__init__()
+        self.dims = d
+        self.encoder = Encoder(d)
+        self.memory = Memory(d)
+        self.classifier = Classifier(d)
+        self.action_head = ActionHead(d)

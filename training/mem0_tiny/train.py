@@ -1,0 +1,159 @@
+"""Trains mem0-tiny on episodes converted by hdf5ToNpy.ts (CPU, Debian's python3-torch).
+
+  nice -n 10 /usr/bin/python3 training/mem0_tiny/train.py --data data/npy --out runs/mem0-tiny/model.pt \
+      [--minutes 20] [--steps N] [--batch 64] [--no-anchor] [--no-window] [--tasks put-back-block,press-button]
+
+Loss per sample (one control step t with the memory the runtime would hold, data.py):
+  flow matching: tau ~ U(0, 1), x_tau = (1 - tau) noise + tau a, || v(x_tau, tau) - (a - noise) ||^2
+                 over the normalized H-step action chunk a (min_max to [-1, 1]);
+  subtask end:   focal BCE on the classifier logit, positives = last 8 frames of each instruction
+                 segment, pos_weight = negatives / positives, gamma 2.
+Ablations (train and run with the same switch): --no-anchor masks the anchor out (manifest
+memory.anchor: false); --no-window masks the sliding window out (run with policy.sliding: false).
+"""
+import argparse
+import json
+import os
+import time
+
+import torch
+import torch.nn.functional as Fn
+
+from data import Episodes
+from model import Dims, Mem0Tiny
+
+
+def normalize_images(u8):
+    """uint8 [..., H, W, 3] -> float [..., 3, H, W] with the manifest's pixel normalization (mean 0.5, std 0.5)."""
+    x = u8.float().div(255.0).sub(0.5).div(0.5)
+    return x.movedim(-1, -3)
+
+
+def focal_bce(logit, label, pos_weight, gamma=2.0):
+    bce = Fn.binary_cross_entropy_with_logits(logit, label, pos_weight=pos_weight, reduction="none")
+    p = torch.sigmoid(logit)
+    p_t = label * p + (1 - label) * (1 - p)
+    return ((1 - p_t) ** gamma * bce).mean()
+
+
+class Batch:
+    """Normalizes and indexes the episode tensors once."""
+
+    def __init__(self, ds: Episodes, stats, horizon):
+        self.ds = ds
+        self.horizon = horizon
+        self.images = normalize_images(ds.images)  # once: float32 [N, C, 3, H, W]
+        self.state = (ds.state - stats["state_mean"]) / stats["state_std"]
+        lo, hi = stats["action_min"], stats["action_max"]
+        self.action = 2 * (ds.action - lo) / (hi - lo) - 1
+
+    def positions(self, runs, length):
+        """`runs` random runs of `length` consecutive steps (clipped at episode ends): consecutive
+        positions share most of their window frames, so each batch encodes few frames."""
+        start = torch.randint(0, self.ds.n, (runs,))
+        return torch.minimum(start[:, None] + torch.arange(length)[None, :], self.ds.ep_end[start][:, None]).flatten()
+
+    def sample(self, idx):
+        ds = self.ds
+        anchor, win, mask = ds.memory_indices(idx)
+        steps = torch.minimum(idx[:, None] + torch.arange(self.horizon)[None, :], ds.ep_end[idx][:, None])
+        return {"idx": idx, "anchor": anchor, "win": win, "mask": mask, "chunk": self.action[steps], "label": ds.label[idx]}
+
+
+def forward_losses(model, batch: Batch, s, use_anchor=True, use_window=True, pos_weight=None):
+    ds = batch.ds
+    idx, anchor, win = s["idx"], s["anchor"], s["win"]
+    B, K = win.shape
+    # Encode every frame this batch needs once (current, anchor, window).
+    frames, inverse = torch.unique(torch.cat([idx, anchor, win.flatten()]), return_inverse=True)
+    images = batch.images[frames]
+    feat, _ = model.encoder(images, batch.state[frames], ds.tokens[frames])
+    text = model.encoder.text_feature(ds.tokens[idx])
+    cur = feat[inverse[:B]]
+    anc = feat[inverse[B:2 * B]].unsqueeze(1)
+    window = feat[inverse[2 * B:]].reshape(B, K, -1)
+    wmask = s["mask"] if use_window else torch.zeros_like(s["mask"])
+    amask = torch.ones(B, 1) if use_anchor else torch.zeros(B, 1)
+    window = window * wmask.unsqueeze(-1)  # the runtime feeds zeros in empty slots
+    anc = anc * amask.unsqueeze(-1)
+    summary = model.memory(cur, window, wmask, anc, amask, text)
+    logit = model.classifier(summary).squeeze(-1)
+    a = s["chunk"]
+    noise = torch.randn_like(a)
+    tau = torch.rand(B, 1)
+    x = (1 - tau[:, :, None]) * noise + tau[:, :, None] * a
+    v = model.action_head(x, tau, batch.state[idx], summary)
+    flow = ((v - (a - noise)) ** 2).mean()
+    cls = focal_bce(logit, s["label"], pos_weight)
+    return flow, cls, logit
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data", default="data/npy")
+    ap.add_argument("--out", default="runs/mem0-tiny/model.pt")
+    ap.add_argument("--tasks", default="", help="comma-separated task ids (default: all converted)")
+    ap.add_argument("--minutes", type=float, default=20.0)
+    ap.add_argument("--steps", type=int, default=100000)
+    ap.add_argument("--batch", type=int, default=64, help="positions per step")
+    ap.add_argument("--run-length", type=int, default=16, help="positions come in runs of this many consecutive steps")
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--cls-weight", type=float, default=0.5)
+    ap.add_argument("--window", type=int, default=8)
+    ap.add_argument("--horizon", type=int, default=8)
+    ap.add_argument("--no-anchor", action="store_true")
+    ap.add_argument("--no-window", action="store_true")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+
+    t0 = time.time()
+    ds = Episodes(args.data, args.window, tasks=[t for t in args.tasks.split(",") if t])
+    stats = ds.stats()
+    d = Dims(window=args.window, horizon=args.horizon, vocab_size=ds.vocab.size, max_tokens=ds.vocab.max_length,
+             cameras=ds.images.shape[1], height=ds.images.shape[2], width=ds.images.shape[3],
+             state_dim=ds.state.shape[1], action_dim=ds.action.shape[1])
+    batch = Batch(ds, stats, d.horizon)
+    model = Mem0Tiny(d)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    pos = ds.label.sum().item()
+    pos_weight = torch.tensor((ds.n - pos) / max(pos, 1.0))
+    n_params = sum(p.numel() for p in model.parameters())
+    print(f"data: {len(ds.metas)} episodes, {ds.n} frames, {int(pos)} end labels; model {n_params} parameters; "
+          f"load {time.time() - t0:.1f} s", flush=True)
+
+    budget = args.minutes * 60
+    start = time.time()
+    step, log = 0, []
+    while step < args.steps and time.time() - start < budget:
+        frac = min(1.0, (time.time() - start) / budget, step / args.steps)
+        for g in opt.param_groups:
+            g["lr"] = args.lr * 0.5 * (1 + torch.cos(torch.tensor(frac * torch.pi)).item())
+        idx = batch.positions(args.batch // args.run_length, args.run_length)
+        flow, cls, _ = forward_losses(model, batch, batch.sample(idx), not args.no_anchor, not args.no_window, pos_weight)
+        loss = flow + args.cls_weight * cls
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        step += 1
+        if step % 100 == 0:
+            line = {"step": step, "s": round(time.time() - start, 1), "flow": round(flow.item(), 4), "cls": round(cls.item(), 4)}
+            log.append(line)
+            print(json.dumps(line), flush=True)
+
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    torch.save({
+        "dims": d.as_dict(), "state_dict": model.state_dict(), "stats": {k: v.tolist() for k, v in stats.items()},
+        "vocabulary": {"max_length": ds.vocab.max_length, "pad_id": ds.vocab.pad_id, "vocabulary": ds.vocab.vocabulary},
+        "ablation": {"anchor": not args.no_anchor, "window": not args.no_window},
+        "train": {"steps": step, "seconds": round(time.time() - start, 1), "episodes": len(ds.metas), "frames": ds.n,
+                  "tasks": sorted({m["task"] for m in ds.metas}), "seeds": sorted({m["seed"] for m in ds.metas}), "log": log},
+    }, args.out)
+    print(f"saved {args.out}: {step} steps in {time.time() - start:.0f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
