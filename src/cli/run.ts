@@ -15,7 +15,7 @@ import { StopLatch } from "../control/index.js";
 import { loadRobotProfile } from "../robot/loadRobotProfile.js";
 import { runTrial } from "../trial/runTrial.js";
 import { flagInt, flagString, parseArgs } from "./args.js";
-import { defaultRunDir, installFatalHandlers, installRunKeys, installStopSignals } from "./runDir.js";
+import { defaultRunDir, exitIfLingering, installFatalHandlers, installRunKeys, installStopSignals } from "./runDir.js";
 import { runOnRobot } from "./runRobot.js";
 
 export async function main(args: string[]): Promise<number> {
@@ -64,15 +64,16 @@ export async function main(args: string[]): Promise<number> {
     });
     process.stderr.write(`[run] wrote ${outDir}\n`);
     process.stdout.write(json ? JSON.stringify(summary) + "\n" : `${summary.task}: ${summary.successes}/${summary.episodes} successes, tick p50 ${summary.tick_ms.p50} ms; run folder ${outDir}\n`);
+    let code = stop.signal.aborted ? 130 : 0;
     if (fatal.error) {
       process.stderr.write(`[run] aborted: uncaught error: ${fatal.error.message}\n`);
-      return 1;
-    }
-    if (summary.aborted && !summary.aborted.interrupted) {
+      code = 1;
+    } else if (summary.aborted && !summary.aborted.interrupted) {
       process.stderr.write(`[run] aborted in episode ${summary.aborted.episode}: ${summary.aborted.reason}\n`);
-      return 1;
+      code = 1;
     }
-    return stop.signal.aborted ? 130 : 0;
+    if (summary.aborted) exitIfLingering(code);
+    return code;
   } finally {
     keys.dispose();
     fatal.dispose();

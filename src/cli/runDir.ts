@@ -41,6 +41,15 @@ export function installStopSignals(deadlineMs = 4000): { signal: AbortSignal; st
 }
 
 /**
+ * After a stopped run has written everything: exit with `code` in `graceMs` if anything abandoned
+ * (a hung planner request, its timeout timer) still keeps the process alive. The timer is unref'd,
+ * so a process with nothing left exits at once by itself.
+ */
+export function exitIfLingering(code: number, graceMs = 250): void {
+  setTimeout(() => process.exit(code), graceMs).unref();
+}
+
+/**
  * An uncaught exception or unhandled rejection anywhere in the process (a bus callback, a timer)
  * stops the run as a signal does (the episode holds, recordings close, 4 s deadline) and sets exit
  * code 1; `error` is the first one, for the caller's message. A second one exits at once.

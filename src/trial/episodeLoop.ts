@@ -61,6 +61,11 @@ export interface EpisodeLoopOptions {
   plannerCamera?: string;
   /** policy.act() deadline on the bus clock; past it the robot holds (default 1000 ms). */
   actTimeoutMs?: number;
+  /**
+   * The run's stop (SIGINT/SIGTERM): a planner call in flight is abandoned at once, so shutdown
+   * never waits for a slow or hung planner server. Ticks see the stop through `checkEnd`.
+   */
+  signal?: AbortSignal;
 }
 
 export interface EpisodeLoopResult {
@@ -144,7 +149,7 @@ export async function runEpisodeLoop(o: EpisodeLoopOptions): Promise<EpisodeLoop
     if (!o.planner) return null;
     const ctx = plannerContext(o.globalTask, initialJpeg ?? new Uint8Array(), finished, o.keyMemory);
     try {
-      const answer = await o.planner.next(ctx);
+      const answer = await untilAborted(o.planner.next(ctx), o.signal);
       res.plannerLatenciesMs.push(answer.latencyMs);
       o.events.emit({ event: "planner_call", step, latency_ms: answer.latencyMs, answer: answer.subtask, finished: ctx.finished.length });
       currentSubtask = answer.subtask;
@@ -153,6 +158,10 @@ export async function runEpisodeLoop(o: EpisodeLoopOptions): Promise<EpisodeLoop
       return null;
     } catch (err) {
       const reason = (err as Error).message;
+      if (o.signal?.aborted) {
+        o.events.emit({ event: "planner_abandoned", step, reason });
+        return { kind: "aborted", reason };
+      }
       o.events.emit({ event: "planner_failure", step, reason });
       return { kind: "aborted", reason: `planner failed: ${reason}` };
     }
@@ -277,6 +286,18 @@ export async function runEpisodeLoop(o: EpisodeLoopOptions): Promise<EpisodeLoop
   }
   res.interventions = counter.snapshot().total;
   return res;
+}
+
+/** `work`, or a rejection naming the stop as soon as `signal` aborts (the work itself runs on, ignored). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  const why = () => new Error(`interrupted (${signal.reason instanceof Error ? signal.reason.message : String(signal.reason)}) while waiting for the planner`);
+  if (signal.aborted) return Promise.reject(why());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(why());
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 function cameraOf(profile: RobotProfile, name: string): CameraSpec {

@@ -99,6 +99,7 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
             keyMemory: cfg.policy.key_memory,
             ...episodeParts(cfg, profile, layout, policy, controlHz),
             stops,
+            signal: o.signal,
             events,
             maxSteps: episode.limit,
             checkEnd: () => (o.signal?.aborted ? { kind: "aborted", reason: interruptReason(o.signal) } : episode.done ? (episode.success ? { kind: "success" } : { kind: "failure", reason: "step limit" }) : null),

@@ -42,6 +42,8 @@ export interface SimFaultOptions {
   /** A copy of x-one with `safety.deadman_topic` set to this topic. */
   deadmanTopic?: string;
   planner?: Planner;
+  /** The run's stop (SIGINT in `engram run`): ends the episode as runTrial's checkEnd does. */
+  signal?: AbortSignal;
 }
 
 /** One JointTrajectory seen on the command topic, with the arm's measured joints when it arrived. */
@@ -127,7 +129,8 @@ export async function runSimFault(o: SimFaultOptions): Promise<SimFaultResult> {
       safety, output: createOutput(profile, layout, { controlHz }),
       stops: new StopLatch({ safety: profile.safety }),
       watchdog: new Watchdog(watchedTopics(profile, policy.spec.cameras)),
-      events: log, maxSteps: o.steps, checkEnd: () => null,
+      events: log, maxSteps: o.steps, signal: o.signal,
+      checkEnd: () => (o.signal?.aborted ? { kind: "aborted", reason: "interrupted" } : null),
     });
     await flush();
     return { robot, limits: safety.limits, events, commands, measured, result, startNs, periodNs };

@@ -163,3 +163,27 @@ test("planner server dies mid-episode (M(n) press-button, openai planner) → ho
   const last = r.commands.at(-1)!;
   assert.equal(last.traj.points.length, 1, "the last command is a hold");
 });
+
+test("SIGINT while the planner server hangs → the call is abandoned at once, shutdown hold, episode aborted", async (t) => {
+  const stop = new AbortController();
+  let asked = 0, abortedAt = 0;
+  const hung = createServer(() => { asked++; abortedAt = performance.now(); stop.abort(new Error("SIGINT")); }); // never answers
+  await new Promise<void>((r) => hung.listen(0, "127.0.0.1", r));
+  try {
+    const url = `http://127.0.0.1:${(hung.address() as AddressInfo).port}`;
+    const planner = new OpenAIPlanner({ url, model: "test", timeoutMs: 60_000, retries: 0 });
+    const r = await runSimFault({ steps: STEPS, task: "press-button", planner, signal: stop.signal });
+    const ms = performance.now() - abortedAt;
+    row(t, "SIGINT during a hung planner call", r, `episode returned ${ms.toFixed(0)} ms after the stop`);
+    assert.equal(asked, 1);
+    assert.equal(r.result.end.kind, "aborted");
+    assert.match(r.result.end.kind === "aborted" ? r.result.end.reason : "", /interrupted \(SIGINT\) while waiting for the planner/);
+    assert.ok(r.events.some((e) => e.event === "planner_abandoned"), trace(r));
+    assert.ok(holds(r).some((e) => e.reason === "shutdown"), trace(r));
+    assert.deepEqual(limitViolations(r), []);
+    assert.ok(ms < 3000, `returned ${ms.toFixed(0)} ms after the stop (the planner's timeout is 60 s)`);
+  } finally {
+    hung.closeAllConnections();
+    hung.close();
+  }
+});
