@@ -5,6 +5,7 @@
  * limits, and the sim arm's measured joints inside them (and still while held).
  */
 import assert from "node:assert/strict";
+import { rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, test, type TestContext } from "node:test";
@@ -44,6 +45,7 @@ before(() => {
   // The classifier always fires: a subtask end is declared after switch_count (3) ticks.
   switchBundle = bundleVariant("switching", { classifierBias: 8 });
 });
+after(() => { for (const dir of [nanBundle, wildBundle, switchBundle]) if (dir) rmSync(dir, { recursive: true, force: true }); });
 
 test("baseline: the tiny policy drives the sim arm without holds, all commands within limits", async (t) => {
   const r = await runSimFault({ steps: STEPS });
