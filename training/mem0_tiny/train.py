@@ -103,20 +103,28 @@ def main():
     ap.add_argument("--horizon", type=int, default=8)
     ap.add_argument("--no-anchor", action="store_true")
     ap.add_argument("--no-window", action="store_true")
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--init", default="", help="warm start from a checkpoint of the same dims (continues training; stats kept)")
+    ap.add_argument("--log-every", type=int, default=25)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
 
     t0 = time.time()
     ds = Episodes(args.data, args.window, tasks=[t for t in args.tasks.split(",") if t])
-    stats = ds.stats()
+    init = torch.load(args.init, map_location="cpu") if args.init else None
+    stats = {k: torch.tensor(v) for k, v in init["stats"].items()} if init else ds.stats()
     d = Dims(window=args.window, horizon=args.horizon, vocab_size=ds.vocab.size, max_tokens=ds.vocab.max_length,
              cameras=ds.images.shape[1], height=ds.images.shape[2], width=ds.images.shape[3],
              state_dim=ds.state.shape[1], action_dim=ds.action.shape[1])
     batch = Batch(ds, stats, d.horizon)
     model = Mem0Tiny(d)
+    prior_steps, prior_s, prior_cpu, log = 0, 0.0, 0.0, []
+    if init:
+        model.load_state_dict(init["state_dict"])
+        prior_steps, prior_s, prior_cpu = init["train"]["steps"], init["train"]["seconds"], init["train"].get("cpu_seconds", 0.0)
+        log = list(init["train"]["log"])
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     pos = ds.label.sum().item()
     pos_weight = torch.tensor((ds.n - pos) / max(pos, 1.0))
@@ -126,7 +134,7 @@ def main():
 
     budget = args.minutes * 60
     start = time.time()
-    step, log = 0, []
+    step, cpu0 = 0, time.process_time()
     while step < args.steps and time.time() - start < budget:
         frac = min(1.0, (time.time() - start) / budget, step / args.steps)
         for g in opt.param_groups:
@@ -139,8 +147,8 @@ def main():
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         step += 1
-        if step % 100 == 0:
-            line = {"step": step, "s": round(time.time() - start, 1), "flow": round(flow.item(), 4), "cls": round(cls.item(), 4)}
+        if step % args.log_every == 0:
+            line = {"step": prior_steps + step, "s": round(prior_s + time.time() - start, 1), "cpu_s": round(prior_cpu + time.process_time() - cpu0, 1), "flow": round(flow.item(), 4), "cls": round(cls.item(), 4)}
             log.append(line)
             print(json.dumps(line), flush=True)
 
@@ -149,10 +157,11 @@ def main():
         "dims": d.as_dict(), "state_dict": model.state_dict(), "stats": {k: v.tolist() for k, v in stats.items()},
         "vocabulary": {"max_length": ds.vocab.max_length, "pad_id": ds.vocab.pad_id, "vocabulary": ds.vocab.vocabulary},
         "ablation": {"anchor": not args.no_anchor, "window": not args.no_window},
-        "train": {"steps": step, "seconds": round(time.time() - start, 1), "episodes": len(ds.metas), "frames": ds.n,
+        "train": {"steps": prior_steps + step, "seconds": round(prior_s + time.time() - start, 1),
+                  "cpu_seconds": round(prior_cpu + time.process_time() - cpu0, 1), "episodes": len(ds.metas), "frames": ds.n,
                   "tasks": sorted({m["task"] for m in ds.metas}), "seeds": sorted({m["seed"] for m in ds.metas}), "log": log},
     }, args.out)
-    print(f"saved {args.out}: {step} steps in {time.time() - start:.0f} s", flush=True)
+    print(f"saved {args.out}: {step} steps in {time.time() - start:.0f} s wall, {time.process_time() - cpu0:.0f} s CPU", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# mem0-tiny end to end: record expert demonstrations on the sim twin, export HDF5, convert to .npy
+# (runtime resize), train (PyTorch, CPU), export the bundle (four ONNX + policy.yaml + parity.json).
+# Not run by CI. Usage (from the repo root):
+#   npm run train:mem0-tiny                                   # defaults below
+#   EPISODES=50 MINUTES=60 TASKS="put-back-block press-button" npm run train:mem0-tiny
+#   VARIANT=no-anchor SKIP_DATA=1 npm run train:mem0-tiny     # ablation on data already collected
+# Environment: TASKS (task ids), EPISODES (per task), SEED (first training seed; evaluate on others),
+# MINUTES (training wall-clock budget), VARIANT (full | no-anchor | no-window), DATA (data folder),
+# OUT (bundle folder), SKIP_DATA=1 (reuse $DATA/npy).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+TASKS=${TASKS:-"put-back-block press-button"}
+EPISODES=${EPISODES:-50}
+SEED=${SEED:-0}
+MINUTES=${MINUTES:-20}
+VARIANT=${VARIANT:-full}
+DATA=${DATA:-data/mem0-tiny}
+PY=/usr/bin/python3   # Debian's python3-torch + python3-onnx (not the python on PATH)
+
+case "$VARIANT" in
+  full) FLAG=""; OUT=${OUT:-policies/mem0-tiny} ;;
+  no-anchor) FLAG="--no-anchor"; OUT=${OUT:-policies/mem0-tiny-no-anchor} ;;
+  no-window) FLAG="--no-window"; OUT=${OUT:-policies/mem0-tiny-no-window} ;;
+  *) echo "VARIANT=$VARIANT: expected full, no-anchor or no-window" >&2; exit 2 ;;
+esac
+
+if [ -z "${SKIP_DATA:-}" ]; then
+  for task in $TASKS; do
+    npx tsx src/cli.ts record launch/sim-x-one.yaml --source expert --task "$task" --episodes "$EPISODES" --seed "$SEED" --out "$DATA/$task"
+    npx tsx src/cli.ts export "$DATA/$task" --format hdf5
+  done
+  dirs=""; for task in $TASKS; do dirs="$dirs $DATA/$task/hdf5"; done
+  npx tsx training/mem0_tiny/hdf5ToNpy.ts --out "$DATA/npy" $dirs
+fi
+
+tasks_csv=$(echo $TASKS | tr ' ' ',')
+(cd training/mem0_tiny && nice -n 10 $PY train.py --data "../../$DATA/npy" --tasks "$tasks_csv" --minutes "$MINUTES" \
+  --out "../../runs/mem0-tiny/$VARIANT.pt" $FLAG)
+(cd training/mem0_tiny && $PY export.py "../../runs/mem0-tiny/$VARIANT.pt" "../../$OUT" --name "$(basename "$OUT")")
+npx tsx src/cli.ts check "$OUT/policy.yaml"
+MEM0_TINY_BUNDLE="$OUT" node --import tsx --test test/policy/mem0TinyParity.test.ts
