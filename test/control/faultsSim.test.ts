@@ -189,3 +189,17 @@ test("SIGINT while the planner server hangs → the call is abandoned at once, s
     hung.close();
   }
 });
+
+test("the checker itself: limitViolations flags a point outside the limits, an over-large step and a measured joint outside", () => {
+  const limits = [{ name: "j1", lower: -1, upper: 1, maxStep: 0.1, angular: true }] as unknown as SimFaultResult["limits"];
+  const traj = (positions: number[]) => ({ header: { stamp: { sec: 0, nanosec: 0 }, frame_id: "" }, joint_names: ["j1"], points: positions.map((p) => ({ positions: [p], velocities: [], accelerations: [], effort: [], time_from_start: { sec: 0, nanosec: 0 } })) });
+  const base = { limits, events: [], startNs: 0n, periodNs: 1n } as unknown as SimFaultResult;
+  const ok = { ...base, commands: [{ atNs: 0n, from: { j1: 0 }, traj: traj([0.1, 0.2]) }], measured: [{ atNs: 0n, positions: { j1: 0.2 } }] };
+  assert.deepEqual(limitViolations(ok), []);
+  const bad = { ...base, commands: [{ atNs: 0n, from: { j1: 0.95 }, traj: traj([1.05]) }, { atNs: 1n, from: { j1: 0 }, traj: traj([0.3]) }], measured: [{ atNs: 2n, positions: { j1: -1.2 } }] };
+  const v = limitViolations(bad);
+  assert.equal(v.length, 3, v.join("\n"));
+  assert.match(v[0]!, /j1=1.05 outside/);
+  assert.match(v[1]!, /step 0.3000 > 0.1000/);
+  assert.match(v[2]!, /measured .* j1=-1.2 outside/);
+});
