@@ -16,6 +16,7 @@ import { readEpisodeIndex } from "../../src/record/episodeIndex.js";
 import { identityOf, readMcapMetadata, type EpisodeAnnotation } from "../../src/record/episodeWriter.js";
 import { McapSource } from "../../src/record/mcapReader.js";
 import { recoverMcap } from "../../src/record/mcapRecover.js";
+import { parseKeys, type KeyPress, type KeySource } from "../../src/record/teleop/keys.js";
 import { recordEpisodes } from "../../src/record/teleop/recordSession.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
 
@@ -24,7 +25,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const run = loadRunConfig("launch/sim-x-one.yaml");
 const robot = loadRobotProfile(run.robotPath);
 
-test("records 2 expert episodes: commands, annotations, index", async () => {
+test("records 2 expert episodes: commands, annotations, index", { timeout: 90_000 }, async () => {
   const out = join(dir, "run");
   const progress: string[] = [];
   const r = await recordEpisodes({ run, robot, source: "expert", task: "put-back-block", episodes: 2, seed: 0, outDir: out, cameras: false, onProgress: (p) => progress.push(p.phase) });
@@ -65,6 +66,67 @@ test("records 2 expert episodes: commands, annotations, index", async () => {
   }
 });
 
+/** Operator keys typed by the test: each entry is sent when `when()` first holds (checked every 20 ms). */
+function scriptedKeys(script: Array<{ when: () => boolean; keys: string }>): KeySource {
+  const listeners = new Set<(k: KeyPress) => void>();
+  const timer = setInterval(() => {
+    const next = script[0];
+    if (next && next.when()) { script.shift(); for (const k of parseKeys(next.keys)) for (const l of [...listeners]) l(k); }
+  }, 20);
+  return { onKey: (l) => { listeners.add(l); return () => listeners.delete(l); }, close: () => clearInterval(timer) };
+}
+
+test("expert with operator keys: r discards and re-records the same seed, f saves as failure, resume continues", { timeout: 60_000 }, async () => {
+  const out = join(dir, "keys");
+  const phases: string[] = [];
+  const keys = scriptedKeys([
+    { when: () => phases.includes("recording"), keys: "r" },
+    { when: () => phases.includes("discarded") && phases.lastIndexOf("recording") > phases.indexOf("discarded"), keys: "f" },
+  ]);
+  try {
+    const r = await recordEpisodes({ run, robot, source: "expert", task: "put-back-block", episodes: 1, seed: 4, outDir: out, cameras: false, maxSteps: 12, keys, onProgress: (p) => phases.push(p.phase) });
+    assert.equal(r.discarded, 1);
+    assert.deepEqual(readEpisodeIndex(out).map((l) => [l.episode, l.seed, l.outcome, l.steps]), [[0, 4, "failure", 12]]);
+  } finally {
+    keys.close();
+  }
+  const more = await recordEpisodes({ run, robot, source: "expert", task: "put-back-block", episodes: 1, seed: 4, outDir: out, cameras: false, maxSteps: 12, resume: true });
+  assert.deepEqual(more.saved.map((l) => [l.episode, l.seed, l.file]), [[1, 5, "episodes/1.mcap"]]);
+  assert.equal(readEpisodeIndex(out).length, 2);
+});
+
+test("keyboard jog on the sim twin (real time): keys move the arm through the forwarder, n saves", { timeout: 60_000 }, async () => {
+  const out = join(dir, "keyboard");
+  let frames = 0;
+  const keys = scriptedKeys([
+    { when: () => frames >= 3, keys: "wwwg" },
+    { when: () => frames >= 15, keys: "n" },
+  ]);
+  try {
+    const r = await recordEpisodes({ run, robot, source: "keyboard", task: "put-back-block", episodes: 1, seed: 0, outDir: out, cameras: false, keys, resetSeconds: 0, onProgress: (p) => { frames = p.frames; } });
+    assert.deepEqual(r.saved.map((l) => [l.outcome, l.source]), [["success", "keyboard"]]);
+  } finally {
+    keys.close();
+  }
+  const src = await McapSource.open(join(out, "episodes", "0.mcap"), "indexed");
+  const names = robot.profile.joints.map((j) => j.name);
+  const g = names.indexOf("left_gripper");
+  let leaderClosed = false, commands = 0, firstGripper: number | null = null, lastGripper = 0;
+  for await (const m of src.messages()) {
+    if (m.topic === robot.profile.teleop.leader_topic) leaderClosed ||= decode("sensor_msgs/msg/JointState", m.cdr).position[g] === 0;
+    if (m.topic === robot.profile.command.joint_topic) commands++;
+    if (m.topic === robot.profile.joint_state.topic) {
+      const js = decode("sensor_msgs/msg/JointState", m.cdr);
+      lastGripper = js.position[js.name.indexOf("left_gripper")]!;
+      firstGripper ??= lastGripper;
+    }
+  }
+  await src.close();
+  assert.ok(leaderClosed, "the gripper toggle reached the leader topic");
+  assert.ok(commands >= 10, `${commands} forwarded commands`);
+  assert.ok(firstGripper! - lastGripper > 0.02, `left gripper ${firstGripper} -> ${lastGripper} m: the follower closed it`);
+});
+
 test("--resume refuses a run whose rates differ, naming the field", async () => {
   const out = join(dir, "run");
   const other = { ...run, config: { ...run.config, sim: { ...run.config.sim, physics_hz: 480 } } };
@@ -82,20 +144,21 @@ test("--resume refuses a run whose rates differ, naming the field", async () => 
   );
 });
 
-test("kill -9 mid-episode: engram recover keeps every complete chunk", async () => {
+test("kill -9 mid-episode: engram recover keeps every complete chunk", { timeout: 90_000 }, async () => {
   const out = join(dir, "killed");
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "record", "launch/sim-x-one.yaml", "--episodes", "1", "--out", out, "--no-cameras"], { stdio: "ignore" });
-  const file = join(out, "episodes", "0.mcap");
+  // Two episodes: kill while the second is being written (the first is complete and indexed).
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "record", "launch/sim-x-one.yaml", "--episodes", "2", "--out", out, "--no-cameras"], { stdio: "ignore" });
+  const file = join(out, "episodes", "1.mcap");
   const t0 = Date.now();
-  // Wait until at least two 256 KiB chunks are on disk (the episode is ~850 KiB without cameras).
-  while (!(existsSync(file) && statSync(file).size > 600 * 1024)) {
+  // Wait until two 256 KiB chunks of episode 1 are on disk (an episode is ~850 KiB without cameras).
+  while (!(existsSync(file) && statSync(file).size > 500 * 1024)) {
     if (child.exitCode !== null) assert.fail(`recorder exited (${child.exitCode}) before the file grew`);
-    if (Date.now() - t0 > 45_000) { child.kill("SIGKILL"); assert.fail("recording did not grow within 45 s"); }
-    await new Promise((r) => setTimeout(r, 50));
+    if (Date.now() - t0 > 75_000) { child.kill("SIGKILL"); assert.fail("recording did not grow within 75 s"); }
+    await new Promise((r) => setTimeout(r, 20));
   }
   child.kill("SIGKILL");
   await new Promise((r) => child.once("exit", r));
-  assert.equal(readEpisodeIndex(out).length, 0, "nothing indexed for an unfinished episode");
+  assert.deepEqual(readEpisodeIndex(out).map((l) => l.episode), [0], "only the finished episode is indexed");
   await assert.rejects(McapSource.open(file, "indexed"), /no usable index/);
   const rec = await recoverMcap(file);
   assert.equal(rec.truncated, true);

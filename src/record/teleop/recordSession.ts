@@ -4,7 +4,8 @@
  * with a countdown between episodes, operator keys (n save, f fail, r discard and re-record,
  * space pause/hold, q stop) and a progress callback. Sources:
  * - expert: the sim's scripted expert in lock-step; its targets are published as leader commands
- *   (expertSource). Without keys each episode is saved by the sim's verdict.
+ *   (expertSource). Without keys each episode is saved by the sim's verdict; with keys, a key
+ *   pressed during the episode decides it (r/q at once), else the operator is asked at its end.
  * - leader: the leader arm forwarded through the SafetyFilter (leaderForwarder), on the sim twin
  *   (real-time) or on hardware (the run config's bus).
  * - keyboard: end-effector jog via IK published as the leader arm (keyboardJog) + the same forwarder.
@@ -220,11 +221,16 @@ async function recordOne(s: Session, index: number, seed: number, k: number, t0:
       }
     };
     s.onTick = (tick) => { frames = tick.step + 1; annotate(false); tickProgress("recording"); };
+    // A verdict key pressed while the expert runs decides the episode (r and q end it at once).
+    let early: Verdict | null = null;
+    const off = o.keys?.onKey((p) => { if (p.kind === "episode" && p.key !== "pause" && early === null) early = p.key; }) ?? (() => undefined);
     const stepNs = s.node!.world.stepTimeNs(s.node!.physicsStepsPerControl);
-    while (!ep.done && frames < maxSteps && !o.signal?.aborted) await s.node!.advanceBy(stepNs);
+    const ends = (v: Verdict | null) => v === "discard" || v === "quit";
+    while (!ep.done && frames < maxSteps && !o.signal?.aborted && !ends(early)) await s.node!.advanceBy(stepNs);
+    off();
     s.onTick = null;
     annotate(true);
-    verdict = o.signal?.aborted ? "aborted" : o.keys ? await askVerdict(o.keys, ep) : ep.success ? "save" : "fail";
+    verdict = o.signal?.aborted ? "aborted" : early ?? (o.keys ? await askVerdict(o.keys, ep) : ep.success ? "save" : "fail");
   } else {
     verdict = await realtimeEpisode(s, episode, maxSteps, (n) => { frames = n; }, tickProgress, startNs);
   }
