@@ -28,9 +28,9 @@ const STEPS = 20;
 
 before(async () => {
   await recordEpisodes({ run, robot, source: "expert", task: "put-back-block", episodes: 1, seed: 5, outDir: dir, maxSteps: STEPS });
-});
+}, { timeout: 90_000 });
 
-test("export writes the RoboTwin-style layout, readable back", async () => {
+test("export writes the RoboTwin-style layout, readable back", { timeout: 90_000 }, async () => {
   const [e] = await exportRunHdf5(dir, profile);
   assert.ok(e);
   assert.ok(e.frames >= STEPS && e.frames <= STEPS + 1, `${e.frames} frames`);

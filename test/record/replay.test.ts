@@ -27,9 +27,9 @@ const profile = robot.profile;
 
 before(async () => {
   await recordEpisodes({ run, robot, source: "expert", task: "put-back-block", episodes: 1, seed: 3, outDir: dir, cameras: false });
-});
+}, { timeout: 90_000 });
 
-test("replaying a recorded expert episode on the sim reproduces success", async () => {
+test("replaying a recorded expert episode on the sim reproduces success", { timeout: 90_000 }, async () => {
   const path = join(dir, "episodes", "0.mcap");
   const ep = await readRecordedEpisode(path, profile);
   assert.equal(ep.identity.seed, 3);
@@ -45,7 +45,7 @@ test("replaying a recorded expert episode on the sim reproduces success", async 
   assert.equal(Object.keys(r.tracking.joints).length, 16);
 });
 
-test("moveToStart ramps to a distant pose at a quarter of the step limit", async () => {
+test("moveToStart ramps to a distant pose at a quarter of the step limit", { timeout: 90_000 }, async () => {
   const bus = new LocalBus({ clock: new SimClock(1_700_000_000_000_000_000n) });
   const node = await SimNode.create({ bus, robot, cameras: false });
   try {

@@ -24,9 +24,9 @@ const STEPS = 20;
 
 before(async () => {
   await recordEpisodes({ run, robot, source: "expert", task: "put-back-block", episodes: 1, seed: 2, outDir: dir, maxSteps: STEPS });
-});
+}, { timeout: 90_000 });
 
-test("--through-policy writes chunks, logits and declared ends beside the episode", async () => {
+test("--through-policy writes chunks, logits and declared ends beside the episode", { timeout: 90_000 }, async () => {
   const path = join(dir, "episodes", "0.mcap");
   const r = await replayThroughPolicy({ run, robot, path, bundle: "policies/test-tiny" });
   assert.equal(r.out, join(dir, "episodes", "0.policy.mcap"));
