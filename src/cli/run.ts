@@ -22,7 +22,7 @@ export async function main(args: string[]): Promise<number> {
   const p = parseArgs(args, ["json"]);
   const configPath = p.positional[0];
   if (!configPath) {
-    process.stderr.write("usage: engram run <run-config.yaml> [--policy DIR] [--task ID] [--episodes N] [--seed S] [--out DIR] [--json]\n  on a robot (bus.kind ros2): [--operator keys|sim] [--instruction TEXT] [--max-steps N] [--topic-timeout-ms N]\n");
+    process.stderr.write("usage: engram run <run-config.yaml> [--policy DIR] [--task ID] [--episodes N] [--seed S] [--out DIR] [--json]\n  on a robot (bus.kind ros2): [--operator keys|topic|sim] [--instruction TEXT] [--max-steps N] [--topic-timeout-ms N]\n");
     return 2;
   }
   const run = loadRunConfig(configPath);

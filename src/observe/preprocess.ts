@@ -1,4 +1,4 @@
-import sharp from "sharp";
+import sharp, { type Sharp } from "sharp";
 import type { CompressedImage, Image } from "../msgs/types.js";
 
 /** Target size and pixel normalization of one policy camera input. */
@@ -28,7 +28,7 @@ export async function frameToTensor(frame: CameraFrame, spec: ImageSpec, topic: 
 }
 
 async function decodeResized(frame: CameraFrame, width: number, height: number, topic: string): Promise<Uint8Array> {
-  let input: sharp.Sharp;
+  let input: Sharp;
   let swapRb = false;
   if (frame.kind === "raw") {
     const m = frame.msg;

@@ -119,7 +119,7 @@ export async function runHardwareTrial(o: HardwareTrialOptions): Promise<RunSumm
           step = 0;
           show("running", true);
           const loop = await runEpisodeLoop({
-            bus, profile, layout, policy, imageSpecs: imageSpecsOf(policy), controlHz, realtime: true,
+            bus, profile, layout, policy, imageSpecs: imageSpecsOf(policy), controlHz, realtime: true, signal: o.signal,
             pace: (ns) => untilAborted(clock.sleepUntil(ns), o.signal, undefined),
             complexity: task.tmc === "M1" ? "M(1)" : "M(n)",
             globalTask: o.instruction,
