@@ -97,14 +97,17 @@ test("expert with operator keys: r discards and re-records the same seed, f save
 
 test("keyboard jog on the sim twin (real time): keys move the arm through the forwarder, n saves", { timeout: 60_000 }, async () => {
   const out = join(dir, "keyboard");
-  let frames = 0;
+  let frames = 0, resetSeen = false;
   const keys = scriptedKeys([
+    { when: () => resetSeen, keys: " " }, // skips the 30 s reset countdown
     { when: () => frames >= 3, keys: "wwwg" },
     { when: () => frames >= 15, keys: "n" },
   ]);
   try {
-    const r = await recordEpisodes({ run, robot, source: "keyboard", task: "put-back-block", episodes: 1, seed: 0, outDir: out, cameras: false, keys, resetSeconds: 0, onProgress: (p) => { frames = p.frames; } });
+    const t0 = Date.now();
+    const r = await recordEpisodes({ run, robot, source: "keyboard", task: "put-back-block", episodes: 1, seed: 0, outDir: out, cameras: false, keys, resetSeconds: 30, onProgress: (p) => { frames = p.frames; resetSeen ||= p.phase === "reset"; } });
     assert.deepEqual(r.saved.map((l) => [l.outcome, l.source]), [["success", "keyboard"]]);
+    assert.ok(resetSeen && Date.now() - t0 < 28_000, "space skipped the reset countdown");
   } finally {
     keys.close();
   }

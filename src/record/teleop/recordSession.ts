@@ -142,7 +142,7 @@ export async function recordEpisodes(o: RecordOptions): Promise<RecordResult> {
     let index = previous.reduce((m, l) => Math.max(m, l.episode + 1), 0);
     const t0 = performance.now();
     while (result.saved.length < o.episodes && !o.signal?.aborted) {
-      if (result.saved.length + result.discarded > 0 || o.source !== "expert") await resetPhase(s, result.saved.length + 1, t0);
+      if ((result.saved.length + result.discarded > 0 || o.source !== "expert") && await resetPhase(s, result.saved.length + 1, t0) === "quit") { result.stopped = true; break; }
       if (o.signal?.aborted) break;
       const seed = o.seed + index;
       events.episode = index;
@@ -174,13 +174,24 @@ function selectTopics(all: ReturnType<typeof episodeTopics>, wanted: readonly st
   return all.filter((a) => wanted.includes(a.topic) || a.topic === EVENTS_TOPIC || a.topic === ANNOTATIONS_TOPIC);
 }
 
-/** Between episodes: the operator resets the scene (hardware) while a countdown runs; the sim resets itself. */
-async function resetPhase(s: Session, k: number, t0: number): Promise<void> {
+/**
+ * Between episodes: the operator resets the scene (hardware) while a countdown runs; the sim
+ * resets itself. `n` or space skips the rest of the countdown; `q` stops the run.
+ */
+async function resetPhase(s: Session, k: number, t0: number): Promise<"quit" | null> {
   const seconds = s.o.resetSeconds ?? (s.o.source === "expert" ? 0 : 5);
-  for (let left = seconds; left > 0 && !s.o.signal?.aborted; left--) {
-    s.o.onProgress?.({ phase: "reset", episode: k, total: s.o.episodes, elapsedS: (performance.now() - t0) / 1000, frames: 0, dropped: 0, countdownS: left });
-    await new Promise((r) => setTimeout(r, 1000));
+  let key: EpisodeKey | null = null;
+  let wake: () => void = () => undefined;
+  const off = s.o.keys?.onKey((p) => { if (p.kind === "episode" && ["save", "pause", "quit"].includes(p.key)) { key = p.key; wake(); } }) ?? (() => undefined);
+  try {
+    for (let left = seconds; left > 0 && !s.o.signal?.aborted && key === null; left--) {
+      s.o.onProgress?.({ phase: "reset", episode: k, total: s.o.episodes, elapsedS: (performance.now() - t0) / 1000, frames: 0, dropped: 0, countdownS: left });
+      await new Promise<void>((r) => { const t = setTimeout(r, 1000); wake = () => { clearTimeout(t); r(); }; });
+    }
+  } finally {
+    off();
   }
+  return key === "quit" ? "quit" : null;
 }
 
 /** Records one episode; returns the operator's (or the sim's) verdict, after saving or discarding it. */
