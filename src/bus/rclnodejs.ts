@@ -4,7 +4,7 @@
  * node_modules/rclnodejs 2.2.0: lib/node.js (createSubscription/createPublisher validate
  * `options.isRaw`, `options.qos`), lib/publisher.js (`publish(Buffer)` takes the raw path only
  * for `message instanceof Buffer`), lib/qos.js (QoS constructor and enums), index.js (init,
- * shutdown, isShutdown, Node).
+ * shutdown, isShutdown, removeSignalHandlers, Node).
  */
 
 /** rmw QoS policy enums, as `rclnodejs.QoS.HistoryPolicy` etc. expose them. */
@@ -77,4 +77,9 @@ export interface Rclnodejs {
   QoS: RclQosClass;
   shutdown(context?: RclContext): void;
   isShutdown(context?: RclContext): boolean;
+  /**
+   * Removes the SIGINT handler rclnodejs installs on import (it shuts every context down at once,
+   * under nodes that are still publishing); the process then closes its buses itself.
+   */
+  removeSignalHandlers?(): void;
 }

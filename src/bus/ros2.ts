@@ -131,12 +131,16 @@ export class Ros2Bus implements Bus {
   }
 
   /**
-   * Loads rclnodejs (see `loadRclnodejs`), initializes the default context unless it already is,
-   * creates the node and starts spinning. Rejects with a clear message when ROS 2 is unavailable.
+   * Loads rclnodejs (see `loadRclnodejs`), removes its SIGINT handler, initializes the default
+   * context unless it already is, creates the node and starts spinning. Rejects with a clear message when ROS 2 is unavailable.
    */
   static async create(options: Ros2BusOptions = {}): Promise<Ros2Bus> {
     const env = options.env ?? process.env;
     const rcl = await (options.loadRclnodejs ?? (() => loadRclnodejs(env)))();
+    // rclnodejs's SIGINT handler shuts all contexts down at once: a node still publishing (the sim
+    // twin winding down) then fails with "publisher pointer is invalid". Our CLI handles SIGINT
+    // and closes its buses in order; without a handler of its own the process exits as usual.
+    rcl.removeSignalHandlers?.();
     // A context of our own for an explicit domain; otherwise the default one, initialized here
     // unless another part of this process already did (then it is theirs to shut down).
     const context = options.domainId === undefined ? undefined : new rcl.Context(options.domainId);

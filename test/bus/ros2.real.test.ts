@@ -74,8 +74,14 @@ for (const mode of ["typed", "raw"] as const) {
         await bus.close();
       }
     } finally {
-      peer.kill("SIGINT");
-      await once(peer, "exit").catch(() => undefined);
+      if (peer.exitCode === null) {
+        // SIGINT is what `ros2 launch` sends: the peer must close its node itself and exit 0
+        // (rclnodejs's own SIGINT handler would shut the context down under it).
+        const exited = once(peer, "exit");
+        peer.kill("SIGINT");
+        const [code, signal] = (await exited) as [number | null, string | null];
+        assert.equal(code, 0, `peer (${mode}) exited with ${code ?? signal} on SIGINT`);
+      }
     }
   });
 }

@@ -4,11 +4,13 @@
  * Echoes `<prefix>/image` and `<prefix>/joints` back on `<prefix>/image_echo` and
  * `<prefix>/joints_echo`:
  * - typed: with rclnodejs's own typed messages (it deserializes our CDR and serializes its own),
- * - raw: through our Ros2Bus, bytes untouched.
+ * - raw: through our Ros2Bus, bytes untouched; it also publishes a heartbeat every 5 ms and, on a
+ *   signal, keeps publishing for 100 ms before closing its bus (as the sim twin winds down).
  * Prints "ready" on stdout once its subscriptions exist; exits on SIGINT/SIGTERM.
  */
 import { Ros2Bus, loadRclnodejs } from "../../src/bus/ros2.js";
 import { RELIABLE_QOS } from "../../src/bus/types.js";
+import { codecFor } from "../../src/msgs/codec.js";
 
 const [mode, prefix] = process.argv.slice(2);
 if ((mode !== "typed" && mode !== "raw") || !prefix) {
@@ -35,7 +37,17 @@ if (mode === "raw") {
     const publish = bus.advertise(`${prefix}/${name}_echo`, type, RELIABLE_QOS);
     bus.subscribe(`${prefix}/${name}`, type, RELIABLE_QOS, (cdr) => publish(cdr));
   }
-  stop = () => bus.close();
+  // Like the sim twin, keep publishing while winding down after a signal: the bus must still be
+  // usable until we close it ourselves (rclnodejs's SIGINT handler must not shut it down first).
+  const heartbeat = bus.advertise(`${prefix}/heartbeat`, "std_msgs/msg/String", RELIABLE_QOS);
+  const beat = codecFor("std_msgs/msg/String");
+  let beats = 0;
+  const timer = setInterval(() => heartbeat(beat.encode({ data: `beat ${beats++}` })), 5);
+  stop = async () => {
+    await new Promise((r) => setTimeout(r, 100));
+    clearInterval(timer);
+    await bus.close();
+  };
 } else {
   const rcl = await loadRclnodejs();
   await rcl.init();
