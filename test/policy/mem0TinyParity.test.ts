@@ -2,9 +2,10 @@
  * policies/mem0-tiny (trained in PyTorch, training/mem0_tiny/) on onnxruntime-node against the values
  * torch computed at export (parity.json, written by training/mem0_tiny/export.py): each model file on
  * its own, then the whole Mem0Policy observe/observe/observe/act path (anchor, window, flow sampling
- * from the runtime's seeded noise, denormalization). Tolerance 1e-4.
+ * from the runtime's seeded noise, denormalization). Tolerance 1e-4. Runs for the shipped bundle and
+ * its ablation variants (policies/mem0-tiny/ablations/*), or for MEM0_TINY_BUNDLE alone.
  */
-import { test, before, after } from "node:test";
+import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -16,92 +17,96 @@ import { tokenize } from "../../src/policy/mem0/tokenizer.js";
 import { f32, i64 } from "../../src/policy/mem0/ortSession.js";
 import type { PolicyManifest } from "../../src/policy/mem0/manifest.js";
 
-const BUNDLE = process.env.MEM0_TINY_BUNDLE ?? "policies/mem0-tiny";
+const BUNDLES = process.env.MEM0_TINY_BUNDLE
+  ? [process.env.MEM0_TINY_BUNDLE]
+  : ["policies/mem0-tiny", "policies/mem0-tiny/ablations/no-anchor", "policies/mem0-tiny/ablations/no-window"];
 const TOL = 1e-4;
 
 interface ParityStep { state: number[]; image_feature: number[]; text_feature: number[]; summary: number[]; logit: number }
 interface Parity { instruction: string; seed: number; steps: ParityStep[]; chunk: number[] }
 
-const present = existsSync(join(BUNDLE, "parity.json"));
-const skip = present ? false : `${BUNDLE}/parity.json absent: export a bundle with training/mem0_tiny/export.py`;
-let parity: Parity;
-let bundle: Mem0Bundle;
-let m: PolicyManifest;
+for (const BUNDLE of BUNDLES) describe(BUNDLE, () => {
+  const present = existsSync(join(BUNDLE, "parity.json"));
+  const skip = present ? false : `${BUNDLE}/parity.json absent: export a bundle with training/mem0_tiny/export.py`;
+  let parity: Parity;
+  let bundle: Mem0Bundle;
+  let m: PolicyManifest;
 
-before(async () => {
-  if (!present) return;
-  parity = JSON.parse(readFileSync(join(BUNDLE, "parity.json"), "utf8")) as Parity;
-  bundle = await openMem0Bundle(BUNDLE, { log: () => {} });
-  m = bundle.loaded.manifest;
-});
-after(async () => { if (bundle) await closeMem0Bundle(bundle); });
+  before(async () => {
+    if (!present) return;
+    parity = JSON.parse(readFileSync(join(BUNDLE, "parity.json"), "utf8")) as Parity;
+    bundle = await openMem0Bundle(BUNDLE, { log: () => {} });
+    m = bundle.loaded.manifest;
+  });
+  after(async () => { if (bundle) await closeMem0Bundle(bundle); });
 
-/** The deterministic inputs export.py used (its `parity_images` / `parity_state`). */
-function images(step: number): Float32Array {
-  const n = m.cameras.length * 3 * m.image.height * m.image.width;
-  return Float32Array.from({ length: n }, (_, i) => Math.sin(0.37 * i + 1.3 * step) * 0.9);
-}
-
-function assertClose(actual: ArrayLike<number>, expected: number[], what: string): void {
-  assert.equal(actual.length, expected.length, `${what}: ${actual.length} values, torch gave ${expected.length}`);
-  let worst = 0, at = 0;
-  for (let i = 0; i < expected.length; i++) {
-    const d = Math.abs(actual[i]! - expected[i]!);
-    if (!(d <= worst)) { worst = d; at = i; }
+  /** The deterministic inputs export.py used (its `parity_images` / `parity_state`). */
+  function images(step: number): Float32Array {
+    const n = m.cameras.length * 3 * m.image.height * m.image.width;
+    return Float32Array.from({ length: n }, (_, i) => Math.sin(0.37 * i + 1.3 * step) * 0.9);
   }
-  assert.ok(worst <= TOL, `${what}: |ort - torch| = ${worst} at [${at}] (ort ${actual[at]}, torch ${expected[at]}), tolerance ${TOL}`);
-}
 
-async function run(key: keyof PolicyManifest["models"], feeds: Record<string, import("onnxruntime-node").Tensor>) {
-  const out = await bundle.sessions[key].session.run(feeds);
-  return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, v.data as Float32Array]));
-}
-
-test("the bundle passes engram check (manifest schema, ONNX inputs/outputs)", { skip }, async () => {
-  assert.deepEqual(await mem0BundleIssues(BUNDLE), []);
-});
-
-test("each ONNX file matches torch on the export's inputs", { skip }, async () => {
-  const F = m.memory.feature_dim, K = m.memory.window, T = m.memory.summary_tokens;
-  const tok = tokenize(parity.instruction, { kind: "closed_vocabulary", maxLength: m.tokenizer.max_length, padId: m.tokenizer.pad_id, vocabulary: m.tokenizer.vocabulary });
-  for (const [s, step] of parity.steps.entries()) {
-    const state = normalize(step.state, m.normalization.state);
-    const enc = await run("encoder", {
-      images: f32(images(s), [1, m.cameras.length, 3, m.image.height, m.image.width]), state: f32(state, [1, m.state_dim]), tokens: i64(tok, [1, m.tokenizer.max_length]),
-    });
-    assertClose(enc.image_feature!, step.image_feature, `encoder image_feature step ${s}`);
-    assertClose(enc.text_feature!, step.text_feature, `encoder text_feature step ${s}`);
-    // Memory from torch's own features: anchor = step 0 (when the manifest keeps it), window = earlier steps.
-    const window = new Float32Array(K * F), windowMask = new Float32Array(K);
-    parity.steps.slice(Math.max(0, s - K), s).forEach((p, j) => { window.set(p.image_feature, j * F); windowMask[j] = 1; });
-    const anchor = m.memory.anchor ? Float32Array.from(parity.steps[0]!.image_feature) : new Float32Array(F);
-    const mem = await run("memory", {
-      current: f32(Float32Array.from(step.image_feature), [1, F]), window: f32(window, [1, K, F]), window_mask: f32(windowMask, [1, K]),
-      anchor: f32(anchor, [1, 1, F]), anchor_mask: f32(Float32Array.of(m.memory.anchor ? 1 : 0), [1, 1]), text: f32(Float32Array.from(step.text_feature), [1, F]),
-    });
-    assertClose(mem.summary!, step.summary, `memory summary step ${s}`);
-    const cls = await run("classifier", { summary: f32(Float32Array.from(step.summary), [1, T, F]) });
-    assertClose(cls.logit!, [step.logit], `classifier logit step ${s}`);
-  }
-});
-
-test("Mem0Policy on the bundle reproduces torch's logits and action chunk", { skip }, async () => {
-  let policy: Mem0Policy | null = null;
-  try {
-    policy = await loadMem0Policy(BUNDLE, { actionJointNames: BIMANUAL_16D, log: () => {} });
-    await policy.reset({ task: "parity", episode: 0, seed: parity.seed, instruction: parity.instruction });
-    const plane = 3 * m.image.height * m.image.width;
-    for (const [s, step] of parity.steps.entries()) {
-      const all = images(s);
-      const obsImages = Object.fromEntries(m.cameras.map((cam, c) => [cam, all.slice(c * plane, (c + 1) * plane)]));
-      const r = await policy.observe({ stampNs: BigInt(s), images: obsImages, state: Float64Array.from(step.state) });
-      assertClose([r.logit], [step.logit], `observe() logit step ${s}`);
+  function assertClose(actual: ArrayLike<number>, expected: number[], what: string): void {
+    assert.equal(actual.length, expected.length, `${what}: ${actual.length} values, torch gave ${expected.length}`);
+    let worst = 0, at = 0;
+    for (let i = 0; i < expected.length; i++) {
+      const d = Math.abs(actual[i]! - expected[i]!);
+      if (!(d <= worst)) { worst = d; at = i; }
     }
-    const chunk = await policy.act();
-    assert.deepEqual(chunk.jointNames, BIMANUAL_16D);
-    assert.equal(chunk.horizon, m.horizon);
-    assertClose(chunk.actions, parity.chunk, "act() chunk (robot units)");
-  } finally {
-    await policy?.close();
+    assert.ok(worst <= TOL, `${what}: |ort - torch| = ${worst} at [${at}] (ort ${actual[at]}, torch ${expected[at]}), tolerance ${TOL}`);
   }
+
+  async function run(key: keyof PolicyManifest["models"], feeds: Record<string, import("onnxruntime-node").Tensor>) {
+    const out = await bundle.sessions[key].session.run(feeds);
+    return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, v.data as Float32Array]));
+  }
+
+  test("the bundle passes engram check (manifest schema, ONNX inputs/outputs)", { skip }, async () => {
+    assert.deepEqual(await mem0BundleIssues(BUNDLE), []);
+  });
+
+  test("each ONNX file matches torch on the export's inputs", { skip }, async () => {
+    const F = m.memory.feature_dim, K = m.memory.window, T = m.memory.summary_tokens;
+    const tok = tokenize(parity.instruction, { kind: "closed_vocabulary", maxLength: m.tokenizer.max_length, padId: m.tokenizer.pad_id, vocabulary: m.tokenizer.vocabulary });
+    for (const [s, step] of parity.steps.entries()) {
+      const state = normalize(step.state, m.normalization.state);
+      const enc = await run("encoder", {
+        images: f32(images(s), [1, m.cameras.length, 3, m.image.height, m.image.width]), state: f32(state, [1, m.state_dim]), tokens: i64(tok, [1, m.tokenizer.max_length]),
+      });
+      assertClose(enc.image_feature!, step.image_feature, `encoder image_feature step ${s}`);
+      assertClose(enc.text_feature!, step.text_feature, `encoder text_feature step ${s}`);
+      // Memory from torch's own features: anchor = step 0 (when the manifest keeps it), window = earlier steps.
+      const window = new Float32Array(K * F), windowMask = new Float32Array(K);
+      parity.steps.slice(Math.max(0, s - K), s).forEach((p, j) => { window.set(p.image_feature, j * F); windowMask[j] = 1; });
+      const anchor = m.memory.anchor ? Float32Array.from(parity.steps[0]!.image_feature) : new Float32Array(F);
+      const mem = await run("memory", {
+        current: f32(Float32Array.from(step.image_feature), [1, F]), window: f32(window, [1, K, F]), window_mask: f32(windowMask, [1, K]),
+        anchor: f32(anchor, [1, 1, F]), anchor_mask: f32(Float32Array.of(m.memory.anchor ? 1 : 0), [1, 1]), text: f32(Float32Array.from(step.text_feature), [1, F]),
+      });
+      assertClose(mem.summary!, step.summary, `memory summary step ${s}`);
+      const cls = await run("classifier", { summary: f32(Float32Array.from(step.summary), [1, T, F]) });
+      assertClose(cls.logit!, [step.logit], `classifier logit step ${s}`);
+    }
+  });
+
+  test("Mem0Policy on the bundle reproduces torch's logits and action chunk", { skip }, async () => {
+    let policy: Mem0Policy | null = null;
+    try {
+      policy = await loadMem0Policy(BUNDLE, { actionJointNames: BIMANUAL_16D, log: () => {} });
+      await policy.reset({ task: "parity", episode: 0, seed: parity.seed, instruction: parity.instruction });
+      const plane = 3 * m.image.height * m.image.width;
+      for (const [s, step] of parity.steps.entries()) {
+        const all = images(s);
+        const obsImages = Object.fromEntries(m.cameras.map((cam, c) => [cam, all.slice(c * plane, (c + 1) * plane)]));
+        const r = await policy.observe({ stampNs: BigInt(s), images: obsImages, state: Float64Array.from(step.state) });
+        assertClose([r.logit], [step.logit], `observe() logit step ${s}`);
+      }
+      const chunk = await policy.act();
+      assert.deepEqual(chunk.jointNames, BIMANUAL_16D);
+      assert.equal(chunk.horizon, m.horizon);
+      assertClose(chunk.actions, parity.chunk, "act() chunk (robot units)");
+    } finally {
+      await policy?.close();
+    }
+  });
 });
