@@ -27,7 +27,8 @@ import type { OperatorOutcome, TrialJudge } from "./operator.js";
 import type { ProgressBar } from "./progress.js";
 import { writeReport } from "./report.js";
 import { summarizeRun, type EpisodeRecord, type RunAbort, type RunSummary } from "./summary.js";
-import { controlHzOf, episodeParts, imageSpecsOf, interruptReason, loadTrialPolicy, plannerFor, recordedTopics, subscribeGroundTruth } from "./trialParts.js";
+import { controlHzOf, episodeParts, imageSpecsOf, interruptReason, loadTrialPolicy, plannerFor, subscribeGroundTruth } from "./trialParts.js";
+import { episodeTopics } from "../record/episodeWriter.js";
 
 /** Options of `runHardwareTrial`. */
 export interface HardwareTrialOptions {
@@ -106,7 +107,7 @@ export async function runHardwareTrial(o: HardwareTrialOptions): Promise<RunSumm
         if ((await untilAborted(o.judge.awaitReset(i, o.episodes), o.signal, "stop")) === "stop") break;
         const seed = o.seed + i;
         events.episode = i;
-        const topics = recordedTopics(o.robot, holdOutput.advertisements);
+        const topics = episodeTopics(o.robot, holdOutput.advertisements);
         const recorder = cfg.record.enabled ? await BusRecorder.start(bus, join(o.outDir, "episodes", `${i}.mcap`), topics) : null;
         // The recording is closed whatever happens in the episode: what it holds stays readable.
         try {

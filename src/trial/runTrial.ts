@@ -20,7 +20,8 @@ import { EventLog } from "./eventLog.js";
 import { runEpisodeLoop, type EpisodeLoopResult } from "./episodeLoop.js";
 import { summarizeRun, type EpisodeRecord, type RunAbort, type RunSummary } from "./summary.js";
 import { writeReport } from "./report.js";
-import { controlHzOf as controlHzOfConfig, episodeParts, imageSpecsOf, interruptReason, loadTrialPolicy, plannerFor, recordedTopics, subscribeGroundTruth } from "./trialParts.js";
+import { controlHzOf as controlHzOfConfig, episodeParts, imageSpecsOf, interruptReason, loadTrialPolicy, plannerFor, subscribeGroundTruth } from "./trialParts.js";
+import { episodeTopics } from "../record/episodeWriter.js";
 
 export interface TrialOptions {
   run: LoadedRunConfig;
@@ -78,7 +79,7 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
       for (let i = 0; i < o.episodes && !o.signal?.aborted && !aborted; i++) {
         const seed = o.seed + i;
         events.episode = i;
-        const topics = recordedTopics(o.robot, createOutput(profile, layout, { controlHz }).advertisements);
+        const topics = episodeTopics(o.robot, createOutput(profile, layout, { controlHz }).advertisements);
         const recorder = cfg.record.enabled ? await BusRecorder.start(bus, join(o.outDir, "episodes", `${i}.mcap`), topics) : null;
         // The recording is closed whatever happens in the episode (abort, error): what it holds stays readable.
         try {

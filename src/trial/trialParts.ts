@@ -13,15 +13,12 @@ import { OpenAIPlanner } from "../policy/planner/openai.js";
 import { OraclePlanner } from "../policy/planner/oracle.js";
 import { ScriptedPlanner } from "../policy/planner/scripted.js";
 import type { Planner } from "../policy/planner/types.js";
-import type { RecordedTopicSpec } from "../record/busRecorder.js";
 import { layoutDim } from "../robot/layout.js";
-import type { LoadedRobot } from "../robot/loadRobotProfile.js";
 import type { LayoutSpec, RobotProfile } from "../robot/types.js";
-import { SIM_SENSOR_QOS } from "../sim/node/sensors.js";
 import { getTask, taskRobotOf } from "../sim/tasks/index.js";
 import { mulberry32 } from "../sim/tasks/rng.js";
 import { SimWorld } from "../sim/world/SimWorld.js";
-import { EVENTS_QOS, EVENTS_TOPIC, type EventLog } from "./eventLog.js";
+import type { EventLog } from "./eventLog.js";
 
 type RunCfg = LoadedRunConfig["config"];
 
@@ -80,23 +77,6 @@ export function subscribeGroundTruth(bus: Bus, policy: Mem0Policy, oracleClassif
   }
 }
 
-/** Every topic the run uses: sensors, commands, events, and the sim's ground truth (absent on hardware, harmless). */
-export function recordedTopics(robot: LoadedRobot, commands: ReadonlyArray<{ topic: string; type: string }>): RecordedTopicSpec[] {
-  const p = robot.profile;
-  return [
-    { topic: p.joint_state.topic, type: "sensor_msgs/msg/JointState", qos: RELIABLE_QOS },
-    ...p.cameras.flatMap((c) => [
-      { topic: c.topic, type: c.encoding === "jpeg" ? "sensor_msgs/msg/CompressedImage" : "sensor_msgs/msg/Image", qos: SIM_SENSOR_QOS },
-      { topic: c.info_topic, type: "sensor_msgs/msg/CameraInfo", qos: SIM_SENSOR_QOS },
-    ]),
-    ...commands.map((c) => ({ topic: c.topic, type: c.type, qos: RELIABLE_QOS })),
-    { topic: EVENTS_TOPIC, type: "std_msgs/msg/String", qos: EVENTS_QOS },
-    { topic: "/sim/subtask_end", type: "std_msgs/msg/Bool", qos: RELIABLE_QOS },
-    { topic: "/sim/subtask", type: "std_msgs/msg/String", qos: { ...RELIABLE_QOS, durability: "transient_local", depth: 1 } },
-    { topic: "/sim/checkpoints", type: "std_msgs/msg/String", qos: { ...RELIABLE_QOS, durability: "transient_local", depth: 20 } },
-    { topic: "/sim/episode", type: "std_msgs/msg/String", qos: { ...RELIABLE_QOS, durability: "transient_local", depth: 1 } },
-  ];
-}
 
 /**
  * A task's instruction and subtask list for `seed`, from its scene built in a throwaway physics
