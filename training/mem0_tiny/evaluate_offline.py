@@ -1,0 +1,78 @@
+"""Offline check of mem0-tiny checkpoints on converted episodes (e.g. held-out seeds): the action
+chunk sampled by flow matching (N Euler steps from Gaussian noise, as the runtime does) against the
+expert's chunk, as mean squared error in normalized action units, per annotated subtask; and the
+classifier's precision/recall on the end labels. Memory is built as in training (data.py), with the
+checkpoint's own ablation switches. Prints one JSON line per checkpoint.
+
+  /usr/bin/python3 training/mem0_tiny/evaluate_offline.py --data data/npy-heldout [--tasks put-back-block] runs/mem0-tiny/main.pt ...
+"""
+import argparse
+import json
+
+import torch
+
+from data import Episodes
+from export import FLOW_STEPS, load
+from train import Batch
+
+
+def evaluate(path, data, tasks=None, seed=0, batch_size=128):
+    ckpt, d, model = load(path)
+    ds = Episodes(data, d.window, tasks=tasks)
+    stats = {k: torch.tensor(v) for k, v in ckpt["stats"].items()}
+    batch = Batch(ds, stats, d.horizon)
+    use_anchor, use_window = ckpt["ablation"]["anchor"], ckpt["ablation"]["window"]
+    # Annotated subtask index of every frame (0, 1, 2, ... within its episode).
+    phase = torch.zeros(ds.n, dtype=torch.long)
+    offset = 0
+    for meta in ds.metas:
+        for i, s in enumerate(sorted(meta["segments"], key=lambda s: s["start"])):
+            phase[offset + s["start"]: offset + s["end"] + 1] = i
+        offset += meta["frames"]
+    g = torch.Generator().manual_seed(seed)
+    err = torch.zeros(ds.n)
+    logits = torch.zeros(ds.n)
+    with torch.no_grad():
+        for lo in range(0, ds.n, batch_size):
+            idx = torch.arange(lo, min(lo + batch_size, ds.n))
+            s = batch.sample(idx)
+            B, K = s["win"].shape
+            frames, inverse = torch.unique(torch.cat([idx, s["anchor"], s["win"].flatten()]), return_inverse=True)
+            feat, _ = model.encoder(batch.images[frames], batch.state[frames], ds.tokens[frames])
+            text = model.encoder.text_feature(ds.tokens[idx])
+            wmask = s["mask"] if use_window else torch.zeros_like(s["mask"])
+            amask = torch.ones(B, 1) if use_anchor else torch.zeros(B, 1)
+            window = feat[inverse[2 * B:]].reshape(B, K, -1) * wmask.unsqueeze(-1)
+            anc = feat[inverse[B:2 * B]].unsqueeze(1) * amask.unsqueeze(-1)
+            summary = model.memory(feat[inverse[:B]], window, wmask, anc, amask, text)
+            logits[idx] = model.classifier(summary).squeeze(-1)
+            x = torch.randn(s["chunk"].shape, generator=g)
+            for k in range(FLOW_STEPS):
+                x = x + model.action_head(x, torch.full((B, 1), k / FLOW_STEPS), batch.state[idx], summary) / FLOW_STEPS
+            err[idx] = ((x - s["chunk"]) ** 2).mean((1, 2))
+    pred = torch.sigmoid(logits) >= 0.5
+    truth = ds.label > 0.5
+    tp = (pred & truth).sum().item()
+    return {
+        "checkpoint": path, "ablation": ckpt["ablation"], "steps": ckpt["train"]["steps"], "episodes": len(ds.metas),
+        "seeds": sorted({m["seed"] for m in ds.metas}), "frames": ds.n,
+        "action_mse": round(err.mean().item(), 4),
+        "action_mse_by_subtask": [round(err[phase == i].mean().item(), 4) for i in range(int(phase.max()) + 1)],
+        "classifier": {"precision": round(tp / max(pred.sum().item(), 1), 3), "recall": round(tp / max(truth.sum().item(), 1), 3)},
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data", required=True)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
+    ap.add_argument("checkpoints", nargs="+")
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+    for path in args.checkpoints:
+        print(json.dumps(evaluate(path, args.data, [t for t in args.tasks.split(",") if t], args.seed)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
