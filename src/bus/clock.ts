@@ -13,13 +13,18 @@ export class WallClock implements Clock {
     return this.originEpochNs + (process.hrtime.bigint() - this.originHrNs);
   }
 
-  /** Resolves once `nowNs() >= ns` (a timer, re-armed if it fires early). Past times resolve at once. */
+  /**
+   * Resolves once `nowNs() >= ns`. Past times resolve at once. A timer sleeps until ~1.5 ms before
+   * the deadline, then the last stretch is polled with setImmediate: node timers have 1 ms
+   * granularity and fire late by up to a millisecond, which is tick jitter at 10 Hz.
+   */
   sleepUntil(ns: bigint): Promise<void> {
     return new Promise((resolve) => {
       const check = (): void => {
-        const remainingNs = ns - this.nowNs();
-        if (remainingNs <= 0n) resolve();
-        else setTimeout(check, Math.ceil(Number(remainingNs) / 1e6));
+        const remainingMs = Number(ns - this.nowNs()) / 1e6;
+        if (remainingMs <= 0) resolve();
+        else if (remainingMs > 2) setTimeout(check, Math.floor(remainingMs - 1.5));
+        else setImmediate(check);
       };
       check();
     });
