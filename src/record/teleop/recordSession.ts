@@ -133,7 +133,8 @@ export async function recordEpisodes(o: RecordOptions): Promise<RecordResult> {
   const result: RecordResult = { outDir: o.outDir, saved: [], discarded: 0, stopped: false };
   try {
     if (sim) {
-      s.node = await SimNode.create({ bus, robot: o.robot, physicsHz: cfg.sim.physics_hz, controlHz, cameras, onTick: (t) => s.onTick?.(t) });
+      // With a leader or keyboard source the forwarder drives the arm through the safety filter; the twin must not also follow the raw leader.
+      s.node = await SimNode.create({ bus, robot: o.robot, physicsHz: cfg.sim.physics_hz, controlHz, cameras, followLeader: o.source === "expert", onTick: (t) => s.onTick?.(t) });
     }
     if (o.source !== "expert") {
       s.forwarder = new LeaderForwarder({ bus, profile, controlHz, onEvent: (e) => events.emit({ ...e }) });

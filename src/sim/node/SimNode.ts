@@ -38,6 +38,12 @@ export interface SimNodeOptions {
   commandInterface?: CommandSpec["interface"];
   /** Where rejected commands and warnings go (default console.warn); they also go on /sim/log. */
   log?: (line: string) => void;
+  /**
+   * Follow the leader-arm topic directly (default true, a follower whose driver mirrors the leader).
+   * False when the runtime forwards the leader through its safety filter (`engram record --source
+   * leader|keyboard`), so only the filtered command moves the arm.
+   */
+  followLeader?: boolean;
   /** Called after every control step of an episode (snapshots, progress). */
   onTick?: (tick: EpisodeTick, node: SimNode) => void | Promise<void>;
 }
@@ -147,7 +153,9 @@ export class SimNode {
       const gi = this.world.jointNames().indexOf(arm.gripper);
       this.sub(cmd.gripper_topic, "std_msgs/msg/Float32", (m) => gripperToTarget(m, joints[gi]!, gi, cmd.gripper_topic));
     }
-    this.sub(profile.teleop.leader_topic, "sensor_msgs/msg/JointState", (m) => validateJointTargets(m, joints, profile.teleop.leader_topic));
+    if (this.o.followLeader ?? true) {
+      this.sub(profile.teleop.leader_topic, "sensor_msgs/msg/JointState", (m) => validateJointTargets(m, joints, profile.teleop.leader_topic));
+    }
   }
 
   /**
