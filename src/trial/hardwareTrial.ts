@@ -25,8 +25,8 @@ import { runEpisodeLoop, type EpisodeEnd } from "./episodeLoop.js";
 import { EventLog } from "./eventLog.js";
 import type { OperatorOutcome, TrialJudge } from "./operator.js";
 import type { ProgressBar } from "./progress.js";
-import { writeReport } from "./report.js";
-import { summarizeRun, type EpisodeRecord, type RunAbort, type RunSummary } from "./summary.js";
+import { finishRun } from "./report.js";
+import type { EpisodeRecord, RunAbort, RunSummary } from "./summary.js";
 import { controlHzOf, episodeParts, imageSpecsOf, interruptReason, loadTrialPolicy, plannerFor, subscribeGroundTruth } from "./trialParts.js";
 import { episodeTopics } from "../record/episodeWriter.js";
 
@@ -173,10 +173,7 @@ export async function runHardwareTrial(o: HardwareTrialOptions): Promise<RunSumm
       aborted = { episode: records.length, reason, interrupted: false };
     }
     if (o.signal?.aborted && !aborted) aborted = { episode: records.length, reason: interruptReason(o.signal), interrupted: true };
-    const summary = summarizeRun({ task: task.id, policy: policy.spec.name, episodes: records, tickMs, lateTicks: late, aborted });
-    writeFileSync(join(o.outDir, "summary.json"), JSON.stringify(summary, null, 2) + "\n");
-    await writeReport(o.outDir, summary, records, tickMs);
-    return summary;
+    return await finishRun(o.outDir, { task: task.id, policy: policy.spec.name, episodes: records, tickMs, lateTicks: late, aborted });
   } finally {
     clearInterval(timer);
     o.progress?.clear();

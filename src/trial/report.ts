@@ -3,12 +3,21 @@
  * tick latency histogram, and episode 0's classifier logit against ground-truth subtask ends.
  */
 import { writeFile } from "node:fs/promises";
+import { writeFileSync } from "node:fs";
 import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
-import type { EpisodeRecord, RunSummary } from "./summary.js";
+import { summarizeRun, type EpisodeRecord, type RunSummary } from "./summary.js";
 
 const W = 640, H = 240, PAD = 36;
+
+/** Summarizes a finished (or stopped) run and writes summary.json, report.md and its plots into `outDir`. */
+export async function finishRun(outDir: string, args: Parameters<typeof summarizeRun>[0]): Promise<RunSummary> {
+  const summary = summarizeRun(args);
+  writeFileSync(join(outDir, "summary.json"), JSON.stringify(summary, null, 2) + "\n");
+  await writeReport(outDir, summary, args.episodes, args.tickMs);
+  return summary;
+}
 
 /** Writes report.md and its plots into `outDir`. */
 export async function writeReport(outDir: string, summary: RunSummary, records: readonly EpisodeRecord[], tickMs: readonly number[]): Promise<void> {

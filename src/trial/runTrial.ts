@@ -18,8 +18,8 @@ import { SimNode } from "../sim/node/SimNode.js";
 import { getTask } from "../sim/tasks/index.js";
 import { EventLog } from "./eventLog.js";
 import { runEpisodeLoop, type EpisodeLoopResult } from "./episodeLoop.js";
-import { summarizeRun, type EpisodeRecord, type RunAbort, type RunSummary } from "./summary.js";
-import { writeReport } from "./report.js";
+import type { EpisodeRecord, RunAbort, RunSummary } from "./summary.js";
+import { finishRun } from "./report.js";
 import { controlHzOf as controlHzOfConfig, episodeParts, imageSpecsOf, interruptReason, loadTrialPolicy, plannerFor, subscribeGroundTruth } from "./trialParts.js";
 import { episodeTopics } from "../record/episodeWriter.js";
 
@@ -129,10 +129,7 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
       aborted = { episode: records.length, reason, interrupted: false };
     }
     if (o.signal?.aborted && !aborted) aborted = { episode: records.length, reason: interruptReason(o.signal), interrupted: true };
-    const summary = summarizeRun({ task: task.id, policy: policy.spec.name, episodes: records, tickMs, lateTicks: late, aborted });
-    writeFileSync(join(o.outDir, "summary.json"), JSON.stringify(summary, null, 2) + "\n");
-    await writeReport(o.outDir, summary, records, tickMs);
-    return summary;
+    return await finishRun(o.outDir, { task: task.id, policy: policy.spec.name, episodes: records, tickMs, lateTicks: late, aborted });
   } finally {
     events.close();
     node.close();
