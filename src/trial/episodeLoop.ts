@@ -129,19 +129,24 @@ export async function runEpisodeLoop(o: EpisodeLoopOptions): Promise<EpisodeLoop
   let currentSubtask = o.globalTask;
   const plannerCamera = o.plannerCamera ?? cameras[0]?.name;
 
+  // The last joint state that decoded with finite positions: a hold must still command a stop when
+  // the newest message is malformed, or a trajectory controller would finish the running chunk.
+  let lastGoodMeasured: JointPositions | null = null;
   const measuredPositions = (): JointPositions | null => {
     const js = latest.get(o.profile.joint_state.topic);
     if (!js) return null;
     const msg = decodeOrNull("sensor_msgs/msg/JointState", js.cdr);
-    if (!msg || msg.name.length !== msg.position.length) return null;
+    if (!msg || msg.name.length !== msg.position.length || !Array.from(msg.position).every(Number.isFinite)) return null;
     const out: Record<string, number> = {};
     msg.name.forEach((n, i) => { out[n] = msg.position[i]!; });
+    lastGoodMeasured = out;
     return out;
   };
   const hold = (h: Hold, measured: JointPositions | null, stampNs: bigint, step: number): void => {
     o.scheduler.clear();
     o.safety.noteHold();
-    if (measured) for (const out of o.output.buildHold(measured, stampNs)) publish(out);
+    const at = measured ?? lastGoodMeasured;
+    if (at) for (const out of o.output.buildHold(at, stampNs)) publish(out);
     report(h, step);
     holding = h.reason;
   };
@@ -185,7 +190,7 @@ export async function runEpisodeLoop(o: EpisodeLoopOptions): Promise<EpisodeLoop
     const measured = measuredPositions();
     const gate: Gate = firstHold(o.stops.check(tickNs), o.watchdog.check(tickNs));
     if (gate.kind === "hold") { hold(gate, measured, tickNs, k); return o.checkEnd(k); }
-    if (!measured) { hold({ kind: "hold", reason: "stale", topic: o.profile.joint_state.topic, details: `joint state on ${o.profile.joint_state.topic} is malformed or has mismatched name/position lengths` }, null, tickNs, k); return o.checkEnd(k); }
+    if (!measured) { hold({ kind: "hold", reason: "stale", topic: o.profile.joint_state.topic, details: `joint state on ${o.profile.joint_state.topic} is malformed (undecodable, name/position lengths differ, or a non-finite position)` }, null, tickNs, k); return o.checkEnd(k); }
     if (holding !== null) { o.events.emit({ event: "hold_released", step: k, reason: holding }); holding = null; }
 
     // Preprocess: decode + resize on sharp's threads, all cameras in parallel.

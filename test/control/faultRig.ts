@@ -70,6 +70,8 @@ class OnnxAddPolicy implements Policy {
 /** What a fault does on a tick: silence a sensor, publish a Bool, or fail the planner. */
 export interface Fault {
   silence?: { joints?: boolean; camera?: boolean };
+  /** Joint states still arrive, but with a NaN position (a broken driver or encoder). */
+  nanJoints?: boolean;
   bools?: Array<{ topic: string; data: boolean }>;
 }
 
@@ -157,7 +159,8 @@ export async function runRig(o: RigOptions): Promise<RigResult> {
     const stamp = timeFromNs(ns);
     if (!fault.silence?.joints) {
       const names = Object.keys(position);
-      pubJoints(codecFor("sensor_msgs/msg/JointState").encode({ header: { stamp, frame_id: "" }, name: names, position: names.map((n) => position[n]!), velocity: [], effort: [] }));
+      const positions = names.map((n, i) => (fault.nanJoints && i === 2 ? Number.NaN : position[n]!));
+      pubJoints(codecFor("sensor_msgs/msg/JointState").encode({ header: { stamp, frame_id: "" }, name: names, position: positions, velocity: [], effort: [] }));
     }
     if (!fault.silence?.camera) {
       pubImage(codecFor("sensor_msgs/msg/Image").encode({ header: { stamp, frame_id: head.frame_id }, height: Hh, width: W, encoding: "rgb8", is_bigendian: 0, step: W * 3, data: pixels }));
