@@ -1,6 +1,7 @@
 /**
  * `engram run <run-config> [--policy DIR] [--task ID] [--episodes N] [--seed S] [--out DIR] [--json]`:
- * runs policy episodes on the sim twin and writes the run folder (DESIGN.md §5). With bus.kind ros2 or
+ * runs policy episodes on the sim twin and writes the run folder (DESIGN.md §5); `--max-steps N` ends
+ * episodes early, `--no-record` skips the episode MCAPs (long evaluations). With bus.kind ros2 or
  * sim.enabled false the robot is outside this process (hardware, or `engram sim`): see runRobot.ts
  * for the operator prompts, outcome keys and extra flags. With --json the
  * last line printed is the summary object. SIGINT/SIGTERM: the current episode holds, its MCAP is
@@ -19,10 +20,10 @@ import { defaultRunDir, exitIfLingering, installFatalHandlers, installRunKeys, i
 import { runOnRobot } from "./runRobot.js";
 
 export async function main(args: string[]): Promise<number> {
-  const p = parseArgs(args, ["json"]);
+  const p = parseArgs(args, ["json", "no-record"]);
   const configPath = p.positional[0];
   if (!configPath) {
-    process.stderr.write("usage: engram run <run-config.yaml> [--policy DIR] [--task ID] [--episodes N] [--seed S] [--out DIR] [--json]\n  on a robot (bus.kind ros2): [--operator keys|topic|sim] [--instruction TEXT] [--max-steps N] [--topic-timeout-ms N]\n");
+    process.stderr.write("usage: engram run <run-config.yaml> [--policy DIR] [--task ID] [--episodes N] [--seed S] [--out DIR] [--json]\n  on the sim twin: [--max-steps N] [--no-record]\n  on a robot (bus.kind ros2): [--operator keys|topic|sim] [--instruction TEXT] [--max-steps N] [--topic-timeout-ms N]\n");
     return 2;
   }
   const run = loadRunConfig(configPath);
@@ -56,6 +57,8 @@ export async function main(args: string[]): Promise<number> {
       seed: flagInt(p, "seed", cfg.sim.seed),
       signal: stop.signal,
       stops,
+      maxSteps: p.flags.has("max-steps") ? flagInt(p, "max-steps", 0) : undefined,
+      noRecord: p.flags.has("no-record"),
       onEpisode: (r, i) => {
         if (r.outcome === "success") successes++;
         const elapsed = (performance.now() - t0) / 1000;

@@ -1,4 +1,5 @@
 /** Policy contracts (DESIGN.md §3). The runtime calls observe() every tick and act() when the scheduler needs a chunk. */
+import type { MemoryComplexity } from "./planner/gating.js";
 
 /** What reset() gets about the episode about to start. */
 export interface EpisodeInfo {
@@ -7,6 +8,8 @@ export interface EpisodeInfo {
   seed: number;
   /** Global instruction text (M(1) tasks run on it; M(n) tasks hand it to the planner). */
   instruction: string;
+  /** M(1): one instruction segment, so the memory spans the whole episode; M(n) (default): a declared subtask end clears it. */
+  complexity?: MemoryComplexity;
 }
 
 /** What the policy sees on one tick, already preprocessed (resized, normalized). */

@@ -99,7 +99,7 @@ export async function replayThroughPolicy(o: ThroughPolicyOptions): Promise<Thro
     };
 
     await advance(start);
-    await policy.reset({ task: task.id, episode: id.episode, seed: id.seed, instruction });
+    await policy.reset({ task: task.id, episode: id.episode, seed: id.seed, instruction, complexity: task.tmc === "M1" ? "M(1)" : "M(n)" });
     const scheduler = new ActionScheduler({ dim: layoutDim(layout), executeSteps: o.run.config.control.execute_steps ?? undefined });
     const declared: number[] = [];
     let chunks = 0, skipped = 0, subtask = 0, steps = 0, started = false;

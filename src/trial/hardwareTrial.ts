@@ -66,6 +66,7 @@ export interface HardwareTrialOptions {
 export async function runHardwareTrial(o: HardwareTrialOptions): Promise<RunSummary> {
   const cfg = o.run.config, profile = o.robot.profile, bus = o.bus, clock = bus.clock;
   const task = getTask(o.task);
+  const complexity = task.tmc === "M1" ? "M(1)" : "M(n)";
   const controlHz = controlHzOf(cfg, profile);
   const maxSteps = o.maxSteps ?? stepLimit(task, controlHz);
   mkdirSync(join(o.outDir, "episodes"), { recursive: true });
@@ -113,7 +114,7 @@ export async function runHardwareTrial(o: HardwareTrialOptions): Promise<RunSumm
         try {
           interventions = 0;
           const start0 = clock.nowNs();
-          await policy.reset({ task: task.id, episode: i, seed, instruction: o.instruction });
+          await policy.reset({ task: task.id, episode: i, seed, instruction: o.instruction, complexity });
           if (task.tmc === "M1") policy.setInstruction(o.instruction);
           events.emit({ event: "episode_start", task: task.id, seed, instruction: o.instruction, policy: policy.spec.name, robot: profile.name });
           o.judge.beginEpisode(i);
@@ -122,7 +123,7 @@ export async function runHardwareTrial(o: HardwareTrialOptions): Promise<RunSumm
           const loop = await runEpisodeLoop({
             bus, profile, layout, policy, imageSpecs: imageSpecsOf(policy), controlHz, realtime: true, signal: o.signal,
             pace: (ns) => untilAborted(clock.sleepUntil(ns), o.signal, undefined),
-            complexity: task.tmc === "M1" ? "M(1)" : "M(n)",
+            complexity,
             globalTask: o.instruction,
             planner: task.tmc === "M1" ? null : plannerFor(cfg.policy.planner, o.subtasks, oraclePlanner),
             keyMemory: cfg.policy.key_memory,

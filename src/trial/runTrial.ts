@@ -41,6 +41,10 @@ export interface TrialOptions {
    * CLI's terminal key resumes it. Default: one built from the profile's safety section.
    */
   stops?: StopLatch;
+  /** Ends each episode after at most this many control steps (default: the task's time limit). */
+  maxSteps?: number;
+  /** Writes no episode MCAPs (long evaluations: ~1 GB per 40 s episode); events and summaries still are. */
+  noRecord?: boolean;
 }
 
 /** Runs the trial and returns its summary (also written to `<outDir>/summary.json`). */
@@ -51,6 +55,7 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
   }
   const profile = o.robot.profile;
   const task = getTask(o.task);
+  const complexity = task.tmc === "M1" ? "M(1)" : "M(n)";
   const lockstep = cfg.sim.mode === "lockstep";
   const clock = lockstep ? new SimClock(1_700_000_000_000_000_000n) : new WallClock();
   const bus = new LocalBus({ clock });
@@ -80,7 +85,7 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
         const seed = o.seed + i;
         events.episode = i;
         const topics = episodeTopics(o.robot, createOutput(profile, layout, { controlHz }).advertisements);
-        const recorder = cfg.record.enabled ? await BusRecorder.start(bus, join(o.outDir, "episodes", `${i}.mcap`), topics) : null;
+        const recorder = cfg.record.enabled && !o.noRecord ? await BusRecorder.start(bus, join(o.outDir, "episodes", `${i}.mcap`), topics) : null;
         // The recording is closed whatever happens in the episode (abort, error): what it holds stays readable.
         try {
           interventions = 0;
@@ -88,13 +93,13 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
           const sim0 = clock.nowNs();
           const episode = node.reset({ task, seed })!;
           const instruction = episode.instruction;
-          await policy.reset({ task: task.id, episode: i, seed, instruction });
+          await policy.reset({ task: task.id, episode: i, seed, instruction, complexity });
           if (task.tmc === "M1") policy.setInstruction(instruction);
           events.emit({ event: "episode_start", task: task.id, seed, instruction, policy: policy.spec.name });
           const loop = await runEpisodeLoop({
             bus, profile, layout, policy, imageSpecs, controlHz, realtime: !lockstep,
             pace: lockstep ? (ns) => node.advanceTo(ns) : (ns) => clock.sleepUntil(ns),
-            complexity: task.tmc === "M1" ? "M(1)" : "M(n)",
+            complexity,
             globalTask: instruction,
             planner: task.tmc === "M1" ? null : plannerFor(cfg.policy.planner, task.subtasks(episode.scene), oraclePlanner),
             keyMemory: cfg.policy.key_memory,
@@ -102,7 +107,7 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
             stops,
             signal: o.signal,
             events,
-            maxSteps: episode.limit,
+            maxSteps: Math.min(episode.limit, o.maxSteps ?? Infinity),
             checkEnd: () => (o.signal?.aborted ? { kind: "aborted", reason: interruptReason(o.signal) } : episode.done ? (episode.success ? { kind: "success" } : { kind: "failure", reason: "step limit" }) : null),
           });
           const record = episodeRecord(i, task.id, seed, loop, episode, task.checkpoints, (performance.now() - wall0) / 1000, Number(clock.nowNs() - sim0) / 1e9, interventions);

@@ -1,7 +1,7 @@
 /** Mem0Policy end to end on ORT against the plain-TS reference: memory semantics, debounce, ablations, flow chunks, layout. */
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadMem0Policy, type Mem0Event, type Mem0Options } from "../../src/policy/mem0/Mem0Policy.js";
@@ -74,6 +74,36 @@ test("observe: logits match the reference; anchor fixed, window of K, memory cle
   const clear = events.find((e) => e.kind === "memory" && e.op.kind === "window_clear");
   assert.deepEqual(clear && clear.kind === "memory" && clear.op, { kind: "window_clear", dropped: 3, anchorCleared: true });
   await p.close();
+});
+
+test("M(1): a declared end keeps the memory (one instruction segment spans the episode, as in training)", async () => {
+  const { p, events } = await policy();
+  await p.reset({ task: "t", episode: 0, seed: 42, instruction: INSTR, complexity: "M(1)" });
+  const obs = Array.from({ length: 8 }, observation);
+  const results = [];
+  for (const o of obs) results.push(await p.observe(o));
+  assert.deepEqual(results.map((r) => r.subtaskEnded), [false, false, true, false, false, true, false, false], "ends are still declared");
+  assert.ok(maxAbsDiff(results.map((r) => r.logit), referenceLogits(obs, obs.map(() => false), { anchor: true, window: true })) < 1e-4);
+  const summary = events.map((e) => (e.kind === "memory" ? `${e.step}:${e.op.kind}` : `${e.step}:end:${e.source}`));
+  assert.deepEqual(summary, ["0:anchor_set", "2:end:classifier", "5:end:classifier"]);
+  await p.close();
+});
+
+test("action_reference state: the chunk is offsets added to the observed state", async () => {
+  cpSync(join(root, "pos"), join(root, "rel"), { recursive: true });
+  appendFileSync(join(root, "rel", "policy.yaml"), "action_reference: state\n");
+  const o = observation();
+  const chunks = [];
+  for (const dir of ["pos", "rel"]) {
+    const p = await loadMem0Policy(join(root, dir), { actionJointNames: BIMANUAL_16D });
+    await p.reset({ task: "t", episode: 0, seed: 42, instruction: INSTR });
+    await p.observe(o);
+    chunks.push((await p.act()).actions);
+    await p.close();
+  }
+  const [absolute, relative] = chunks as [ArrayLike<number>, ArrayLike<number>];
+  const expected = Array.from(absolute, (a, i) => a + o.state[i % 16]!);
+  assert.ok(maxAbsDiff(relative, expected) < 1e-9, `max diff ${maxAbsDiff(relative, expected)}`);
 });
 
 test("ablations: no anchor / no window change the memory inputs exactly as the reference says", async () => {

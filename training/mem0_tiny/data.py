@@ -109,11 +109,17 @@ class Episodes:
         self.window = window
         self.n = len(self.label)
 
-    def stats(self):
-        """State mean/std and action min/max (robot units), as the manifest's normalization block wants them."""
+    def stats(self, horizon, relative):
+        """State mean/std and action min/max (robot units), as the manifest's normalization block wants
+        them. With `relative` the action stats cover chunk offsets from the state (action_reference: state)."""
         s_mean = self.state.mean(0)
         s_std = self.state.std(0).clamp(min=1e-3)
-        a_min, a_max = self.action.min(0).values, self.action.max(0).values
+        all_idx = torch.arange(self.n)
+        a = self.chunk(all_idx, horizon)
+        if relative:
+            a = a - self.state[:, None, :]
+        a = a.flatten(0, 1)
+        a_min, a_max = a.min(0).values, a.max(0).values
         margin = ((a_max - a_min) * 0.05).clamp(min=1e-3)
         return {"state_mean": s_mean, "state_std": s_std, "action_min": a_min - margin, "action_max": a_max + margin}
 

@@ -20,7 +20,7 @@ def evaluate(path, data, tasks=None, seed=0, batch_size=128):
     ckpt, d, model = load(path)
     ds = Episodes(data, d.window, tasks=tasks)
     stats = {k: torch.tensor(v) for k, v in ckpt["stats"].items()}
-    batch = Batch(ds, stats, d.horizon)
+    batch = Batch(ds, stats, d.horizon, ckpt.get("action_reference", "absolute") == "state")
     use_anchor, use_window = ckpt["ablation"]["anchor"], ckpt["ablation"]["window"]
     # Annotated subtask index of every frame (0, 1, 2, ... within its episode).
     phase = torch.zeros(ds.n, dtype=torch.long)

@@ -64,6 +64,7 @@ def manifest(name, d: Dims, ckpt):
         "format_version": 1, "kind": "mem0", "name": name, "cameras": CAMERAS[: d.cameras],
         "image": {"width": d.width, "height": d.height, "pixel_normalization": {"mean": [0.5, 0.5, 0.5], "std": [0.5, 0.5, 0.5]}},
         "layout": {"state": "bimanual_16d", "action": "bimanual_16d"}, "state_dim": S, "action_dim": A,
+        "action_reference": ckpt.get("action_reference", "absolute"),
         "normalization": {
             "state": {"kind": "mean_std", "dims": dims, "mean": r6(st["state_mean"]), "std": r6(st["state_std"])},
             "action": {"kind": "min_max", "dims": list(range(A)), "min": r6(st["action_min"]), "max": r6(st["action_max"])},
@@ -177,6 +178,8 @@ def parity(model, d: Dims, m):
             x = x + (1.0 / n) * model.action_head(x, torch.full((1, 1), k / n), state, summary)
         lo, hi = np.asarray(ac["min"], np.float32), np.asarray(ac["max"], np.float32)
         chunk = (x[0].numpy() + 1) / 2 * (hi - lo) + lo
+        if m["action_reference"] == "state":
+            chunk = chunk + state_robot[None, :]
     return {"instruction": instruction, "seed": PARITY_SEED, "steps": steps, "chunk": chunk.flatten().tolist(),
             "inputs": "images[i] = float32(sin(0.37 i + 1.3 step) * 0.9) over [C, 3, H, W]; "
                       "state[k] = float32(mean[k] + std[k] * sin(0.5 k + step) * 0.5) in robot units (manifest state stats)"}

@@ -39,13 +39,13 @@ def focal_bce(logit, label, pos_weight, gamma=2.0):
 class Batch:
     """Normalizes and indexes the episode tensors once."""
 
-    def __init__(self, ds: Episodes, stats, horizon):
+    def __init__(self, ds: Episodes, stats, horizon, relative):
         self.ds = ds
         self.horizon = horizon
+        self.relative = relative
         self.images = normalize_images(ds.images)  # once: float32 [N, C, 3, H, W]
         self.state = (ds.state - stats["state_mean"]) / stats["state_std"]
-        lo, hi = stats["action_min"], stats["action_max"]
-        self.action = 2 * (ds.action - lo) / (hi - lo) - 1
+        self.lo, self.hi = stats["action_min"], stats["action_max"]
 
     def positions(self, runs, length):
         """`runs` random runs of `length` consecutive steps (clipped at episode ends): consecutive
@@ -56,11 +56,14 @@ class Batch:
     def sample(self, idx):
         ds = self.ds
         anchor, win, mask = ds.memory_indices(idx)
-        steps = torch.minimum(idx[:, None] + torch.arange(self.horizon)[None, :], ds.ep_end[idx][:, None])
-        return {"idx": idx, "anchor": anchor, "win": win, "mask": mask, "chunk": self.action[steps], "label": ds.label[idx]}
+        chunk = ds.chunk(idx, self.horizon)
+        if self.relative:
+            chunk = chunk - ds.state[idx][:, None, :]  # offsets from the state the chunk is computed on
+        chunk = 2 * (chunk - self.lo) / (self.hi - self.lo) - 1
+        return {"idx": idx, "anchor": anchor, "win": win, "mask": mask, "chunk": chunk, "label": ds.label[idx]}
 
 
-def forward_losses(model, batch: Batch, s, use_anchor=True, use_window=True, pos_weight=None):
+def forward_losses(model, batch: Batch, s, use_anchor=True, use_window=True, pos_weight=None, flow_samples=1):
     ds = batch.ds
     idx, anchor, win = s["idx"], s["anchor"], s["win"]
     B, K = win.shape
@@ -78,11 +81,13 @@ def forward_losses(model, batch: Batch, s, use_anchor=True, use_window=True, pos
     anc = anc * amask.unsqueeze(-1)
     summary = model.memory(cur, window, wmask, anc, amask, text)
     logit = model.classifier(summary).squeeze(-1)
-    a = s["chunk"]
+    # Several (tau, noise) draws per position: the action head is cheap next to the encoder.
+    R = flow_samples
+    a = s["chunk"].repeat(R, 1, 1)
     noise = torch.randn_like(a)
-    tau = torch.rand(B, 1)
+    tau = torch.rand(B * R, 1)
     x = (1 - tau[:, :, None]) * noise + tau[:, :, None] * a
-    v = model.action_head(x, tau, batch.state[idx], summary)
+    v = model.action_head(x, tau, batch.state[idx].repeat(R, 1), summary.repeat(R, 1, 1))
     flow = ((v - (a - noise)) ** 2).mean()
     cls = focal_bce(logit, s["label"], pos_weight)
     return flow, cls, logit
@@ -103,6 +108,8 @@ def main():
     ap.add_argument("--horizon", type=int, default=8)
     ap.add_argument("--no-anchor", action="store_true")
     ap.add_argument("--no-window", action="store_true")
+    ap.add_argument("--absolute", action="store_true", help="absolute joint targets (default: chunk offsets from the state, action_reference: state)")
+    ap.add_argument("--flow-samples", type=int, default=4, help="(tau, noise) draws per position")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--init", default="", help="warm start from a checkpoint of the same dims (continues training; stats kept)")
@@ -114,11 +121,11 @@ def main():
     t0 = time.time()
     ds = Episodes(args.data, args.window, tasks=[t for t in args.tasks.split(",") if t])
     init = torch.load(args.init, map_location="cpu") if args.init else None
-    stats = {k: torch.tensor(v) for k, v in init["stats"].items()} if init else ds.stats()
+    stats = {k: torch.tensor(v) for k, v in init["stats"].items()} if init else ds.stats(args.horizon, not args.absolute)
     d = Dims(window=args.window, horizon=args.horizon, vocab_size=ds.vocab.size, max_tokens=ds.vocab.max_length,
              cameras=ds.images.shape[1], height=ds.images.shape[2], width=ds.images.shape[3],
              state_dim=ds.state.shape[1], action_dim=ds.action.shape[1])
-    batch = Batch(ds, stats, d.horizon)
+    batch = Batch(ds, stats, d.horizon, not args.absolute)
     model = Mem0Tiny(d)
     prior_steps, prior_s, prior_cpu, log = 0, 0.0, 0.0, []
     if init:
@@ -140,7 +147,7 @@ def main():
         for g in opt.param_groups:
             g["lr"] = args.lr * 0.5 * (1 + torch.cos(torch.tensor(frac * torch.pi)).item())
         idx = batch.positions(args.batch // args.run_length, args.run_length)
-        flow, cls, _ = forward_losses(model, batch, batch.sample(idx), not args.no_anchor, not args.no_window, pos_weight)
+        flow, cls, _ = forward_losses(model, batch, batch.sample(idx), not args.no_anchor, not args.no_window, pos_weight, args.flow_samples)
         loss = flow + args.cls_weight * cls
         opt.zero_grad()
         loss.backward()
@@ -157,6 +164,7 @@ def main():
         "dims": d.as_dict(), "state_dict": model.state_dict(), "stats": {k: v.tolist() for k, v in stats.items()},
         "vocabulary": {"max_length": ds.vocab.max_length, "pad_id": ds.vocab.pad_id, "vocabulary": ds.vocab.vocabulary},
         "ablation": {"anchor": not args.no_anchor, "window": not args.no_window},
+        "action_reference": "absolute" if args.absolute else "state",
         "train": {"steps": prior_steps + step, "seconds": round(prior_s + time.time() - start, 1),
                   "cpu_seconds": round(prior_cpu + time.process_time() - cpu0, 1), "episodes": len(ds.metas), "frames": ds.n,
                   "tasks": sorted({m["task"] for m in ds.metas}), "seeds": sorted({m["seed"] for m in ds.metas}), "log": log},

@@ -54,6 +54,12 @@ export const policyManifestSchema = z.object({
   layout: z.object({ state: z.string().min(1), action: z.string().min(1) }).strict(),
   state_dim: z.number().int().positive(),
   action_dim: z.number().int().positive(),
+  /**
+   * What a denormalized chunk is: `absolute` joint targets, or offsets from the state the chunk was
+   * computed on (`state`; needs the same layout for state and action). Offsets keep the first point
+   * of every chunk at the measured pose, whatever the model's absolute error.
+   */
+  action_reference: z.enum(["absolute", "state"]).optional(),
   normalization: z.object({ state: normStatsSchema, action: normStatsSchema }).strict(),
   /** Closed vocabulary: each instruction string maps to its token ids (padded with pad_id to max_length). */
   tokenizer: z.object({

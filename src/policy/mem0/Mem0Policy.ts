@@ -73,7 +73,10 @@ export class Mem0Policy implements Policy {
   private step = 0;
   private chunkIndex = 0;
   private oraclePending = false;
-  private last: { state: Float32Array; summary: Float32Array } | null = null;
+  /** M(1) episodes keep their memory across declared ends (training never clears it inside one). */
+  private keepMemoryOnEnd = false;
+  /** Normalized state for the action head, the robot-units state chunks may be relative to, the summary. */
+  private last: { state: Float32Array; robotState: Float64Array; summary: Float32Array } | null = null;
 
   constructor(private readonly bundle: Mem0Bundle, private readonly opts: Mem0Options = {}) {
     this.m = bundle.loaded.manifest;
@@ -106,6 +109,7 @@ export class Mem0Policy implements Policy {
     this.oraclePending = false;
     this.last = null;
     this.tokens = null;
+    this.keepMemoryOnEnd = episode.complexity === "M(1)";
     // M(1) tasks run on the global instruction; M(n) ones get theirs from the planner (which may not be in the vocabulary).
     try { this.setInstruction(episode.instruction); } catch { /* set later by the planner */ }
   }
@@ -153,7 +157,7 @@ export class Mem0Policy implements Policy {
     if (this.useWindow) pushWindow(this.bank, feature);
     const { logit: logitT } = await this.run("classifier", { summary: f32(summary, [1, m.memory.summary_tokens, F]) });
     const logit = logitT[0];
-    this.last = { state, summary };
+    this.last = { state, robotState: Float64Array.from(obs.state), summary };
 
     const d = debounceStep(this.debounce, logit, { threshold: m.classifier.threshold, switchCount: m.classifier.switch_count });
     const ended = this.oracle ? this.oraclePending : d.ended;
@@ -162,7 +166,7 @@ export class Mem0Policy implements Policy {
     this.debounce = this.oracle ? initialDebounce() : d.state;
     if (ended) {
       this.emit({ kind: "subtask_end", source: this.oracle ? "oracle" : "classifier", step: this.step, logit, probability: d.probability, positives });
-      this.emit({ kind: "memory", op: clearMemory(this.bank), step: this.step });
+      if (!this.keepMemoryOnEnd) this.emit({ kind: "memory", op: clearMemory(this.bank), step: this.step });
       this.debounce = initialDebounce();
     }
     this.step++;
@@ -172,7 +176,7 @@ export class Mem0Policy implements Policy {
   async act(): Promise<ActionChunk> {
     const m = this.m;
     if (!this.last) throw new Error(`${this.where}: act() before observe() (no memory summary yet)`);
-    const { state, summary } = this.last;
+    const { state, robotState, summary } = this.last;
     const H = m.horizon, A = m.action_dim;
     const noise = gaussianNoise(H * A, chunkSeed(this.seed, this.chunkIndex++));
     const x = await integrateFlow(noise, m.flow_steps, async (xk, tau) => (await this.run("action_head", {
@@ -180,6 +184,9 @@ export class Mem0Policy implements Policy {
       summary: f32(summary, [1, m.memory.summary_tokens, m.memory.feature_dim]),
     })).velocity);
     const robotUnits = denormalizeRows(x, A, m.normalization.action);
+    if (m.action_reference === "state") {
+      for (let r = 0; r < H; r++) for (let d = 0; d < A; d++) robotUnits[r * A + d] += robotState[d];
+    }
     const { jointNames, actions } = chunkToRobotOrder(this.layout, robotUnits, H, this.robotOrder);
     return { jointNames, actions, horizon: H, dim: jointNames.length };
   }

@@ -102,6 +102,9 @@ export function consistencyIssues(loaded: LoadedManifest): ConfigIssue[] {
     const dim = which === "state" ? m.state_dim : m.action_dim;
     for (const p of checkStats(m.normalization[which], dim)) at(["normalization", which], p);
   }
+  if (m.action_reference === "state" && (m.layout.state !== m.layout.action || m.state_dim !== m.action_dim)) {
+    at(["action_reference"], `"state" needs the same state and action layout, found ${m.layout.state} (${m.state_dim}) and ${m.layout.action} (${m.action_dim})`);
+  }
   for (const [text, ids] of Object.entries(m.tokenizer.vocabulary)) {
     if (ids.length > m.tokenizer.max_length) {
       at(["tokenizer", "vocabulary", text], `expected at most max_length=${m.tokenizer.max_length} tokens, found ${ids.length}`);
