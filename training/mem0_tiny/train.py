@@ -114,6 +114,7 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--init", default="", help="warm start from a checkpoint of the same dims (continues training; stats kept)")
     ap.add_argument("--log-every", type=int, default=25)
+    ap.add_argument("--save-every-min", type=float, default=0, help="also save the checkpoint every this many minutes")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -142,6 +143,20 @@ def main():
     budget = args.minutes * 60
     start = time.time()
     step, cpu0 = 0, time.process_time()
+
+    def save():
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        torch.save({
+            "dims": d.as_dict(), "state_dict": model.state_dict(), "stats": {k: v.tolist() for k, v in stats.items()},
+            "vocabulary": {"max_length": ds.vocab.max_length, "pad_id": ds.vocab.pad_id, "vocabulary": ds.vocab.vocabulary},
+            "ablation": {"anchor": not args.no_anchor, "window": not args.no_window},
+            "action_reference": "absolute" if args.absolute else "state",
+            "train": {"steps": prior_steps + step, "seconds": round(prior_s + time.time() - start, 1),
+                      "cpu_seconds": round(prior_cpu + time.process_time() - cpu0, 1), "episodes": len(ds.metas), "frames": ds.n,
+                      "tasks": sorted({m["task"] for m in ds.metas}), "seeds": sorted({m["seed"] for m in ds.metas}), "log": log},
+        }, args.out)
+
+    last_save = start
     while step < args.steps and time.time() - start < budget:
         frac = min(1.0, (time.time() - start) / budget, step / args.steps)
         for g in opt.param_groups:
@@ -158,17 +173,11 @@ def main():
             line = {"step": prior_steps + step, "s": round(prior_s + time.time() - start, 1), "cpu_s": round(prior_cpu + time.process_time() - cpu0, 1), "flow": round(flow.item(), 4), "cls": round(cls.item(), 4)}
             log.append(line)
             print(json.dumps(line), flush=True)
+        if args.save_every_min and time.time() - last_save > args.save_every_min * 60:
+            save()  # a checkpoint to try in closed loop while training goes on
+            last_save = time.time()
 
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    torch.save({
-        "dims": d.as_dict(), "state_dict": model.state_dict(), "stats": {k: v.tolist() for k, v in stats.items()},
-        "vocabulary": {"max_length": ds.vocab.max_length, "pad_id": ds.vocab.pad_id, "vocabulary": ds.vocab.vocabulary},
-        "ablation": {"anchor": not args.no_anchor, "window": not args.no_window},
-        "action_reference": "absolute" if args.absolute else "state",
-        "train": {"steps": prior_steps + step, "seconds": round(prior_s + time.time() - start, 1),
-                  "cpu_seconds": round(prior_cpu + time.process_time() - cpu0, 1), "episodes": len(ds.metas), "frames": ds.n,
-                  "tasks": sorted({m["task"] for m in ds.metas}), "seeds": sorted({m["seed"] for m in ds.metas}), "log": log},
-    }, args.out)
+    save()
     print(f"saved {args.out}: {step} steps in {time.time() - start:.0f} s wall, {time.process_time() - cpu0:.0f} s CPU", flush=True)
 
 
