@@ -106,6 +106,22 @@ test("action_reference state: the chunk is offsets added to the observed state",
   assert.ok(maxAbsDiff(relative, expected) < 1e-9, `max diff ${maxAbsDiff(relative, expected)}`);
 });
 
+test("flow_noise_scale 0: the sampler starts at the noise mean, so the chunk no longer depends on the seed", async () => {
+  cpSync(join(root, "pos"), join(root, "calm"), { recursive: true });
+  appendFileSync(join(root, "calm", "policy.yaml"), "flow_noise_scale: 0\n");
+  const o = observation();
+  const chunks = [];
+  for (const [dir, seed] of [["calm", 1], ["calm", 2], ["pos", 1]] as const) {
+    const p = await loadMem0Policy(join(root, dir), { actionJointNames: BIMANUAL_16D });
+    await p.reset({ task: "t", episode: 0, seed, instruction: INSTR });
+    await p.observe(o);
+    chunks.push((await p.act()).actions);
+    await p.close();
+  }
+  assert.deepEqual(chunks[0], chunks[1]);
+  assert.notDeepEqual(chunks[0], chunks[2]);
+});
+
 test("ablations: no anchor / no window change the memory inputs exactly as the reference says", async () => {
   const { p, events } = await policy({ ablation: { anchor: false, slidingWindow: false, oracleClassifier: true } });
   const obs = Array.from({ length: 5 }, observation);

@@ -72,6 +72,11 @@ export const policyManifestSchema = z.object({
   horizon: z.number().int().positive(),
   /** Euler steps N of the flow-matching sampler. */
   flow_steps: z.number().int().positive(),
+  /**
+   * Scale of the seeded starting noise (default 1). Below 1 the sampler starts nearer the noise mean
+   * and returns smoother, more precise chunks from a small model, at the cost of sample diversity.
+   */
+  flow_noise_scale: z.number().min(0).max(1).optional(),
   control_hz: z.number().positive().optional(),
   memory: z.object({
     window: z.number().int().positive(),

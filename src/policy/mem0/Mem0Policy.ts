@@ -179,6 +179,8 @@ export class Mem0Policy implements Policy {
     const { state, robotState, summary } = this.last;
     const H = m.horizon, A = m.action_dim;
     const noise = gaussianNoise(H * A, chunkSeed(this.seed, this.chunkIndex++));
+    const scale = m.flow_noise_scale ?? 1;
+    if (scale !== 1) for (let i = 0; i < noise.length; i++) noise[i] *= scale;
     const x = await integrateFlow(noise, m.flow_steps, async (xk, tau) => (await this.run("action_head", {
       noisy_actions: f32(xk, [1, H, A]), tau: f32(Float32Array.of(tau), [1, 1]), state: f32(state, [1, m.state_dim]),
       summary: f32(summary, [1, m.memory.summary_tokens, m.memory.feature_dim]),
