@@ -109,7 +109,7 @@ class Episodes:
         self.window = window
         self.n = len(self.label)
 
-    def stats(self, horizon, relative):
+    def stats(self, horizon, relative, widen=None):
         """State mean/std and action min/max (robot units), as the manifest's normalization block wants
         them. With `relative` the action stats cover chunk offsets from the state (action_reference: state)."""
         s_mean = self.state.mean(0)
@@ -121,6 +121,8 @@ class Episodes:
         a = a.flatten(0, 1)
         a_min, a_max = a.min(0).values, a.max(0).values
         margin = ((a_max - a_min) * 0.05).clamp(min=1e-3)
+        if widen is not None:
+            margin = margin + widen  # room for labels off the recorded states (state noise)
         return {"state_mean": s_mean, "state_std": s_std, "action_min": a_min - margin, "action_max": a_max + margin}
 
     def memory_indices(self, idx):

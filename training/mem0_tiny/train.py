@@ -44,8 +44,12 @@ class Batch:
         self.horizon = horizon
         self.relative = relative
         self.images = normalize_images(ds.images)  # once: float32 [N, C, 3, H, W]
-        self.state = (ds.state - stats["state_mean"]) / stats["state_std"]
+        self.state_mean, self.state_std = stats["state_mean"], stats["state_std"]
+        self.state = (ds.state - self.state_mean) / self.state_std
         self.lo, self.hi = stats["action_min"], stats["action_max"]
+
+    def normalize_chunk(self, chunk):
+        return 2 * (chunk - self.lo) / (self.hi - self.lo) - 1
 
     def positions(self, runs, length):
         """`runs` random runs of `length` consecutive steps (clipped at episode ends): consecutive
@@ -59,18 +63,30 @@ class Batch:
         chunk = ds.chunk(idx, self.horizon)
         if self.relative:
             chunk = chunk - ds.state[idx][:, None, :]  # offsets from the state the chunk is computed on
-        chunk = 2 * (chunk - self.lo) / (self.hi - self.lo) - 1
-        return {"idx": idx, "anchor": anchor, "win": win, "mask": mask, "chunk": chunk, "label": ds.label[idx]}
+        return {"idx": idx, "anchor": anchor, "win": win, "mask": mask, "chunk_raw": chunk, "chunk": self.normalize_chunk(chunk), "label": ds.label[idx]}
+
+    def noisy_state(self, frames, noise):
+        """Normalized states of `frames` with `noise` (robot units) added."""
+        return (self.ds.state[frames] + noise - self.state_mean) / self.state_std
 
 
-def forward_losses(model, batch: Batch, s, use_anchor=True, use_window=True, pos_weight=None, flow_samples=1):
+def forward_losses(model, batch: Batch, s, use_anchor=True, use_window=True, pos_weight=None, flow_samples=1, state_noise=None):
+    """Flow and classifier losses. `state_noise` [S] (robot units, per dim): each frame's measured
+    state is perturbed by N(0, (u * state_noise)^2), u ~ U(0, 1), and with relative chunks the label
+    becomes the offset from the perturbed state to the expert's targets. That is the label a
+    perturbed expert gives (DART): PlanExpert commands absolute points of its plan whatever the
+    measured state, so the policy learns to steer back when its own arm is off the demonstrated path."""
     ds = batch.ds
     idx, anchor, win = s["idx"], s["anchor"], s["win"]
     B, K = win.shape
     # Encode every frame this batch needs once (current, anchor, window).
     frames, inverse = torch.unique(torch.cat([idx, anchor, win.flatten()]), return_inverse=True)
     images = batch.images[frames]
-    feat, _ = model.encoder(images, batch.state[frames], ds.tokens[frames])
+    noise_s = torch.zeros(len(frames), ds.state.shape[1])
+    if state_noise is not None:
+        noise_s = torch.randn_like(noise_s) * torch.rand(len(frames), 1) * state_noise
+    state = batch.noisy_state(frames, noise_s)
+    feat, _ = model.encoder(images, state, ds.tokens[frames])
     text = model.encoder.text_feature(ds.tokens[idx])
     cur = feat[inverse[:B]]
     anc = feat[inverse[B:2 * B]].unsqueeze(1)
@@ -83,11 +99,14 @@ def forward_losses(model, batch: Batch, s, use_anchor=True, use_window=True, pos
     logit = model.classifier(summary).squeeze(-1)
     # Several (tau, noise) draws per position: the action head is cheap next to the encoder.
     R = flow_samples
-    a = s["chunk"].repeat(R, 1, 1)
+    chunk = s["chunk"]
+    if state_noise is not None and batch.relative:
+        chunk = batch.normalize_chunk(s["chunk_raw"] - noise_s[inverse[:B]][:, None, :])
+    a = chunk.repeat(R, 1, 1)
     noise = torch.randn_like(a)
     tau = torch.rand(B * R, 1)
     x = (1 - tau[:, :, None]) * noise + tau[:, :, None] * a
-    v = model.action_head(x, tau, batch.state[idx].repeat(R, 1), summary.repeat(R, 1, 1))
+    v = model.action_head(x, tau, state[inverse[:B]].repeat(R, 1), summary.repeat(R, 1, 1))
     flow = ((v - (a - noise)) ** 2).mean()
     cls = focal_bce(logit, s["label"], pos_weight)
     return flow, cls, logit
@@ -110,6 +129,8 @@ def main():
     ap.add_argument("--no-window", action="store_true")
     ap.add_argument("--absolute", action="store_true", help="absolute joint targets (default: chunk offsets from the state, action_reference: state)")
     ap.add_argument("--flow-samples", type=int, default=4, help="(tau, noise) draws per position")
+    ap.add_argument("--state-noise", type=float, default=0.05, help="max std (rad) of the perturbation of arm joint states (DART-style labels; 0: off)")
+    ap.add_argument("--gripper-noise", type=float, default=0.005, help="max std (m) of the perturbation of gripper states")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--init", default="", help="warm start from a checkpoint of the same dims (continues training; stats kept)")
@@ -122,7 +143,13 @@ def main():
     t0 = time.time()
     ds = Episodes(args.data, args.window, tasks=[t for t in args.tasks.split(",") if t])
     init = torch.load(args.init, map_location="cpu") if args.init else None
-    stats = {k: torch.tensor(v) for k, v in init["stats"].items()} if init else ds.stats(args.horizon, not args.absolute)
+    # Grippers are the layout's last dims (bimanual_16d: 14, 15; joint_8d: 7), the rest are arm joints.
+    S = ds.state.shape[1]
+    state_noise = torch.full((S,), args.state_noise)
+    state_noise[{16: [14, 15], 8: [7]}.get(S, [])] = args.gripper_noise
+    state_noise = state_noise if args.state_noise > 0 or args.gripper_noise > 0 else None
+    widen = 2 * state_noise if state_noise is not None and not args.absolute else None
+    stats = {k: torch.tensor(v) for k, v in init["stats"].items()} if init else ds.stats(args.horizon, not args.absolute, widen)
     d = Dims(window=args.window, horizon=args.horizon, vocab_size=ds.vocab.size, max_tokens=ds.vocab.max_length,
              cameras=ds.images.shape[1], height=ds.images.shape[2], width=ds.images.shape[3],
              state_dim=ds.state.shape[1], action_dim=ds.action.shape[1])
@@ -151,6 +178,7 @@ def main():
             "vocabulary": {"max_length": ds.vocab.max_length, "pad_id": ds.vocab.pad_id, "vocabulary": ds.vocab.vocabulary},
             "ablation": {"anchor": not args.no_anchor, "window": not args.no_window},
             "action_reference": "absolute" if args.absolute else "state",
+        "state_noise": {"arm": args.state_noise, "gripper": args.gripper_noise},
             "train": {"steps": prior_steps + step, "seconds": round(prior_s + time.time() - start, 1),
                       "cpu_seconds": round(prior_cpu + time.process_time() - cpu0, 1), "episodes": len(ds.metas), "frames": ds.n,
                       "tasks": sorted({m["task"] for m in ds.metas}), "seeds": sorted({m["seed"] for m in ds.metas}), "log": log},
@@ -162,7 +190,7 @@ def main():
         for g in opt.param_groups:
             g["lr"] = args.lr * 0.5 * (1 + torch.cos(torch.tensor(frac * torch.pi)).item())
         idx = batch.positions(args.batch // args.run_length, args.run_length)
-        flow, cls, _ = forward_losses(model, batch, batch.sample(idx), not args.no_anchor, not args.no_window, pos_weight, args.flow_samples)
+        flow, cls, _ = forward_losses(model, batch, batch.sample(idx), not args.no_anchor, not args.no_window, pos_weight, args.flow_samples, state_noise)
         loss = flow + args.cls_weight * cls
         opt.zero_grad()
         loss.backward()
