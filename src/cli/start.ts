@@ -1,11 +1,12 @@
 /**
- * `engram start` (`npm start`): the main job on its embedded default. Until a trained reference
- * policy ships, that is the sim twin (X-One, lock-step, no ROS 2) running its scripted expert on
- * Put Back Block for a few episodes, writing snapshots and printing the summary.
- * Extra arguments are passed through to `engram sim`.
+ * `engram start` (`npm start`): the main job on its embedded default. The sim twin (X-One,
+ * in-process, lock-step, no ROS 2) runs the shipped reference policy policies/mem0-tiny on Put Back
+ * Block for five held-out seeds, with a progress bar, and writes the run folder (episode MCAPs,
+ * events, summary.json, report.md). Extra arguments are passed through to `engram run`
+ * (e.g. `--episodes 1`, `--out DIR`, `--json`).
  */
 export async function main(args: string[]): Promise<number> {
-  const sim = await import("./sim.js");
-  const defaults = ["launch/sim-x-one.yaml", "--expert", "--task", "put-back-block", "--episodes", "3", "--seed", "1000"];
-  return sim.main([...defaults, ...args]);
+  const run = await import("./run.js");
+  const defaults = ["launch/sim-x-one.yaml", "--policy", "policies/mem0-tiny", "--task", "put-back-block", "--episodes", "5", "--seed", "1000"];
+  return run.main([...defaults, ...args]);
 }

@@ -7,21 +7,24 @@
 #   VARIANT=no-anchor SKIP_DATA=1 npm run train:mem0-tiny     # ablation on data already collected
 # Environment: TASKS (task ids), EPISODES (per task), SEED (first training seed; evaluate on others),
 # MINUTES (training wall-clock budget), VARIANT (full | no-anchor | no-window), DATA (data folder),
+# STATE_NOISE (max std, rad, of the training state perturbation), NOISE_SCALE (manifest flow_noise_scale),
 # OUT (bundle folder), SKIP_DATA=1 (reuse $DATA/npy).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TASKS=${TASKS:-"put-back-block press-button"}
 EPISODES=${EPISODES:-50}
 SEED=${SEED:-0}
-MINUTES=${MINUTES:-20}
+MINUTES=${MINUTES:-50}
+STATE_NOISE=${STATE_NOISE:-0.06}
+NOISE_SCALE=${NOISE_SCALE:-0}
 VARIANT=${VARIANT:-full}
 DATA=${DATA:-data/mem0-tiny}
 PY=/usr/bin/python3   # Debian's python3-torch + python3-onnx (not the python on PATH)
 
 case "$VARIANT" in
-  full) FLAG=""; OUT=${OUT:-policies/mem0-tiny} ;;
-  no-anchor) FLAG="--no-anchor"; OUT=${OUT:-policies/mem0-tiny-no-anchor} ;;
-  no-window) FLAG="--no-window"; OUT=${OUT:-policies/mem0-tiny-no-window} ;;
+  full) FLAG=""; OUT=${OUT:-policies/mem0-tiny}; NAME=mem0-tiny ;;
+  no-anchor) FLAG="--no-anchor"; OUT=${OUT:-policies/mem0-tiny/ablations/no-anchor}; NAME=mem0-tiny-no-anchor ;;
+  no-window) FLAG="--no-window"; OUT=${OUT:-policies/mem0-tiny/ablations/no-window}; NAME=mem0-tiny-no-window ;;
   *) echo "VARIANT=$VARIANT: expected full, no-anchor or no-window" >&2; exit 2 ;;
 esac
 
@@ -36,7 +39,7 @@ fi
 
 tasks_csv=$(echo $TASKS | tr ' ' ',')
 (cd training/mem0_tiny && nice -n 10 $PY train.py --data "../../$DATA/npy" --tasks "$tasks_csv" --minutes "$MINUTES" \
-  --out "../../runs/mem0-tiny/$VARIANT.pt" $FLAG)
-(cd training/mem0_tiny && $PY export.py "../../runs/mem0-tiny/$VARIANT.pt" "../../$OUT" --name "$(basename "$OUT")")
+  --state-noise "$STATE_NOISE" --out "../../runs/mem0-tiny/$VARIANT.pt" $FLAG)
+(cd training/mem0_tiny && $PY export.py "../../runs/mem0-tiny/$VARIANT.pt" "../../$OUT" --name "$NAME" --noise-scale "$NOISE_SCALE")
 npx tsx src/cli.ts check "$OUT/policy.yaml"
 MEM0_TINY_BUNDLE="$OUT" node --import tsx --test test/policy/mem0TinyParity.test.ts

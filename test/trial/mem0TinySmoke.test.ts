@@ -1,0 +1,55 @@
+/**
+ * CI smoke of the shipped reference policy (issue 7): policies/mem0-tiny loads on onnxruntime-node,
+ * its manifest and ONNX files hold the contract, and two closed-loop Put Back Block episodes run on
+ * the in-process sim twin (short: 40 control steps each, no MCAPs) without a hold, with the anchor
+ * set once per episode and every chunk passing the safety filter. Training is not run here; the
+ * success rates are measured by the documented 50-episode evaluations (policies/mem0-tiny/README.md).
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadRunConfig } from "../../src/config/loaders.js";
+import { mem0BundleIssues, openMem0Bundle, closeMem0Bundle } from "../../src/policy/mem0/bundle.js";
+import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
+import { runTrial } from "../../src/trial/runTrial.js";
+
+const BUNDLE = "policies/mem0-tiny";
+const STEPS = 40;
+
+test("mem0-tiny bundle loads and holds the manifest contract", async () => {
+  assert.deepEqual(await mem0BundleIssues(BUNDLE), []);
+  const bundle = await openMem0Bundle(BUNDLE, { log: () => {} });
+  try {
+    assert.equal(bundle.loaded.manifest.action_reference, "state");
+  } finally {
+    await closeMem0Bundle(bundle);
+  }
+});
+
+test("mem0-tiny runs two closed-loop Put Back Block episodes on the sim twin", { timeout: 240_000 }, async () => {
+  const out = mkdtempSync(join(tmpdir(), "engram-mem0-smoke-"));
+  try {
+    const run = loadRunConfig("launch/sim-x-one.yaml");
+    const summary = await runTrial({
+      run, robot: loadRobotProfile(run.robotPath), policyPath: BUNDLE, task: "put-back-block",
+      episodes: 2, seed: 1000, outDir: out, maxSteps: STEPS, noRecord: true,
+    });
+    assert.equal(summary.episodes, 2);
+    assert.equal(summary.aborted ?? null, null);
+    const events = readFileSync(join(out, "events.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const holds = events.filter((e) => e.event === "safety_hold");
+    assert.deepEqual(holds, [], "no safety hold (NaN, stale input, e-stop) in a nominal run");
+    for (const episode of [0, 1]) {
+      const mine = events.filter((e) => e.episode === episode);
+      const end = mine.find((e) => e.event === "episode_end");
+      assert.ok(end, `episode ${episode} ended`);
+      assert.ok((end.steps as number) > 0 && (end.steps as number) <= STEPS, `episode ${episode}: ${String(end.steps)} steps`);
+      assert.equal(mine.filter((e) => e.event === "memory" && (e.op as { kind?: string }).kind === "anchor_set").length, 1, `episode ${episode}: the anchor is set once (M(1) keeps it)`);
+    }
+    assert.ok(summary.tick_ms.p50 > 0, "tick latency measured");
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
