@@ -13,7 +13,7 @@ import type { CompressedImage, Image, RosTypeMap } from "../msgs/types.js";
 import { frameToTensor, type CameraFrame, type ImageSpec } from "../observe/preprocess.js";
 import type { Policy } from "../policy/types.js";
 import { shouldCallPlanner, type MemoryComplexity } from "../policy/planner/gating.js";
-import type { FinishedSubtask, Planner } from "../policy/planner/types.js";
+import { PlannerFailure, type FinishedSubtask, type Planner } from "../policy/planner/types.js";
 import { plannerContext } from "../policy/planner/gating.js";
 import { toPolicyVector } from "../robot/layout.js";
 import type { CameraSpec, LayoutSpec, RobotProfile } from "../robot/types.js";
@@ -168,6 +168,8 @@ export async function runEpisodeLoop(o: EpisodeLoopOptions): Promise<EpisodeLoop
         return { kind: "aborted", reason };
       }
       o.events.emit({ event: "planner_failure", step, reason });
+      // A finished plan is the policy's mistake, not a dead planner: this episode fails, the run goes on.
+      if (err instanceof PlannerFailure && err.kind === "complete") return o.checkEnd(step) ?? { kind: "failure", reason: `plan complete: ${reason}` };
       return { kind: "aborted", reason: `planner failed: ${reason}` };
     }
   };

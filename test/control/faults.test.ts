@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { PlannerFailure } from "../../src/policy/planner/types.js";
+import { ScriptedPlanner } from "../../src/policy/planner/scripted.js";
 import { gentleBias, runRig, violations, type RigResult } from "./faultRig.js";
 import { getLayout, loadRobotProfile } from "../../src/robot/index.js";
 
@@ -103,6 +104,15 @@ test("e-stop pressed → estop hold until resume, then commands ramp from the me
 test("deadman released → deadman hold", async () => {
   const r = await runRig({ ticks: 12, horizon: H, biasFor: () => gentle, deadman: true, faults: (t) => (t >= 4 ? { bools: [{ topic: "/engram/deadman", data: false }] } : undefined) });
   assertHeld(r, "deadman", "/engram/deadman");
+});
+
+test("scripted plan complete → hold, planner_failure event, the episode fails but is not aborted", async () => {
+  const r = await runRig({ ticks: 12, horizon: H, biasFor: () => gentle, planner: new ScriptedPlanner([]) });
+  assert.equal(r.result.end.kind, "failure");
+  assert.match((r.result.end as { reason: string }).reason, /^plan complete: scripted planner: 0 subtasks finished/);
+  assert.ok(r.events.some((e) => e.event === "planner_failure"));
+  assert.ok(holds(r).length >= 1);
+  assert.deepEqual(violations(r), []);
 });
 
 test("planner server dies → hold, planner_failure event, episode aborted", async () => {

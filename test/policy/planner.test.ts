@@ -32,7 +32,7 @@ test("scripted planner walks the list by finished count, then fails", async () =
   const ctx = (n: number): PlannerContext => ({ globalTask: "t", initialImageJpeg: img, finished: Array.from({ length: n }, () => ({ subtask: "x", endImageJpeg: img })) });
   assert.equal((await p.next(ctx(0))).subtask, "pick up the block");
   assert.equal((await p.next(ctx(1))).subtask, "place the block on the plate");
-  await assert.rejects(p.next(ctx(2)), (e: unknown) => e instanceof PlannerFailure && e.kind === "exhausted");
+  await assert.rejects(p.next(ctx(2)), (e: unknown) => e instanceof PlannerFailure && e.kind === "complete");
 });
 
 test("oracle planner answers the latest /sim/subtask value", async () => {

@@ -24,8 +24,12 @@ export interface Planner {
   next(ctx: PlannerContext): Promise<PlannerAnswer>;
 }
 
-/** Why a planner gave up; the loop turns it into hold + a `planner_failure` event. */
-export type PlannerFailureKind = "timeout" | "http" | "network" | "garbage" | "exhausted";
+/**
+ * Why a planner gave up; the loop turns it into hold + a `planner_failure` event. `complete`: the
+ * plan has no subtask left (the policy declared more ends than it has), which ends the episode as
+ * a failure; every other kind aborts the episode and the run.
+ */
+export type PlannerFailureKind = "timeout" | "http" | "network" | "garbage" | "exhausted" | "complete";
 
 /** Typed planner failure (callers branch on it: hold the robot, log, end or retry the episode). */
 export class PlannerFailure extends Error {
