@@ -45,6 +45,14 @@ export function flagString(p: ParsedArgs, name: string, fallback?: string): stri
   return v;
 }
 
+/** An optional step-count flag (`--max-steps`): undefined when absent, else a positive integer. */
+export function flagPositiveInt(p: ParsedArgs, name: string): number | undefined {
+  if (!p.flags.has(name)) return undefined;
+  const n = flagInt(p, name, 0);
+  if (n < 1) throw new Error(`--${name} expects a positive integer, got ${n}`);
+  return n;
+}
+
 /** Reads an integer flag, naming the flag and the value on error. */
 export function flagInt(p: ParsedArgs, name: string, fallback: number): number {
   const v = flagString(p, name);

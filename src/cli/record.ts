@@ -12,7 +12,7 @@ import { loadRunConfig } from "../config/loaders.js";
 import { loadRobotProfile } from "../robot/loadRobotProfile.js";
 import { terminalKeys, type KeySource } from "../record/teleop/keys.js";
 import { recordEpisodes, type RecordProgress, type TeleopSourceKind } from "../record/teleop/recordSession.js";
-import { flagInt, flagString, parseArgs } from "./args.js";
+import { flagInt, flagPositiveInt, flagString, parseArgs } from "./args.js";
 import { defaultRunDir, installStopSignals } from "./runDir.js";
 
 const USAGE = "usage: engram record <run-config.yaml> [--source expert|leader|keyboard] [--task ID] [--episodes N] [--seed S] [--out DIR] [--resume DIR] [--max-steps N] [--no-cameras] [--keys] [--json]\n";
@@ -34,7 +34,7 @@ export async function main(args: string[]): Promise<number> {
   const outDir = resolve(resumeDir ?? flagString(p, "out") ?? cfg.output ?? defaultRunDir(run.root, `record-${cfg.name}`));
   const interactive = source !== "expert" || p.flags.has("keys");
   const keys: KeySource | null = interactive && process.stdin.isTTY ? terminalKeys() : null;
-  const maxSteps = p.flags.has("max-steps") ? flagInt(p, "max-steps", 0) : undefined;
+  const maxSteps = flagPositiveInt(p, "max-steps");
   const stop = installStopSignals();
   const json = p.flags.has("json");
   try {

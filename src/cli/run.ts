@@ -15,7 +15,7 @@ import { loadRunConfig } from "../config/loaders.js";
 import { StopLatch } from "../control/index.js";
 import { loadRobotProfile } from "../robot/loadRobotProfile.js";
 import { runTrial } from "../trial/runTrial.js";
-import { flagInt, flagString, parseArgs } from "./args.js";
+import { flagInt, flagPositiveInt, flagString, parseArgs } from "./args.js";
 import { defaultRunDir, exitIfLingering, installFatalHandlers, installRunKeys, installStopSignals } from "./runDir.js";
 import { runOnRobot } from "./runRobot.js";
 
@@ -57,7 +57,7 @@ export async function main(args: string[]): Promise<number> {
       seed: flagInt(p, "seed", cfg.sim.seed),
       signal: stop.signal,
       stops,
-      maxSteps: p.flags.has("max-steps") ? flagInt(p, "max-steps", 0) : undefined,
+      maxSteps: flagPositiveInt(p, "max-steps"),
       noRecord: p.flags.has("no-record"),
       onEpisode: (r, i) => {
         if (r.outcome === "success") successes++;

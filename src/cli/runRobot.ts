@@ -18,7 +18,7 @@ import { mergeInputs, Operator, OPERATOR_PROMPT_TOPIC, OPERATOR_TOPIC, SimJudge,
 import { ProgressBar } from "../trial/progress.js";
 import type { RunSummary } from "../trial/summary.js";
 import { nominalTask } from "../trial/trialParts.js";
-import { flagInt, flagString, type ParsedArgs } from "./args.js";
+import { flagInt, flagPositiveInt, flagString, type ParsedArgs } from "./args.js";
 
 /** Options `engram run` has already resolved. */
 export interface RobotRunArgs {
@@ -72,7 +72,7 @@ export async function runOnRobot(a: RobotRunArgs): Promise<RunSummary> {
     return await runHardwareTrial({
       run: a.run, robot: a.robot, policyPath: a.policyPath, task: a.task, instruction, subtasks: nominal.subtasks,
       episodes: a.episodes, seed: a.seed, outDir: resolve(a.outDir), bus, judge, progress, signal: a.signal,
-      maxSteps: a.p.flags.has("max-steps") ? flagInt(a.p, "max-steps", 0) : undefined,
+      maxSteps: flagPositiveInt(a.p, "max-steps"),
       topicTimeoutMs: flagInt(a.p, "topic-timeout-ms", 10_000),
       onEpisode: (r, i) => write(`[run] episode ${i + 1}/${a.episodes}: ${r.outcome} in ${r.steps} steps (${r.duration_s} s)`),
     });

@@ -1,12 +1,13 @@
 /**
- * Policy bench section: observe() and act() latency (ms p50/p99) of the committed tiny test bundle
- * (policies/test-tiny) on CPU, with constant synthetic inputs.
+ * Policy bench section: observe() and act() latency (ms p50/p99) on CPU, with constant synthetic
+ * inputs, of the tiny test bundle (policies/test-tiny) and of the shipped reference policy
+ * (policies/mem0-tiny: what one control tick of `npm start` computes).
  */
 import { fileURLToPath } from "node:url";
 import { loadMem0Policy } from "./mem0/Mem0Policy.js";
 import { BIMANUAL_16D } from "./mem0/layout.js";
 
-const BUNDLE = fileURLToPath(new URL("../../policies/test-tiny", import.meta.url));
+const BUNDLES = ["test-tiny", "mem0-tiny"];
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
@@ -18,9 +19,15 @@ function stats(ms: number[]): { p50: number; p99: number; n: number } {
   return { p50: r(percentile(s, 0.5)), p99: r(percentile(s, 0.99)), n: s.length };
 }
 
-/** Runs 200 observe() and 50 act() calls after a warm-up; figures in ms. */
+/** Per bundle: 200 observe() and 50 act() calls after a warm-up; figures in ms. */
 export async function bench(): Promise<Record<string, unknown>> {
-  const policy = await loadMem0Policy(BUNDLE, { actionJointNames: BIMANUAL_16D });
+  const figures: Record<string, unknown> = {};
+  for (const name of BUNDLES) figures[name] = await benchBundle(fileURLToPath(new URL(`../../policies/${name}`, import.meta.url)));
+  return figures;
+}
+
+async function benchBundle(path: string): Promise<Record<string, unknown>> {
+  const policy = await loadMem0Policy(path, { actionJointNames: BIMANUAL_16D });
   try {
     await policy.reset({ task: "bench", episode: 0, seed: 1, instruction: "press the button" });
     const { width, height } = policy.spec.imageSize;
@@ -39,7 +46,7 @@ export async function bench(): Promise<Record<string, unknown>> {
       await policy.act();
       actMs.push(performance.now() - t);
     }
-    return { bundle: "policies/test-tiny", provider: policy.provider, observe_ms: stats(observeMs), act_ms: stats(actMs) };
+    return { provider: policy.provider, observe_ms: stats(observeMs), act_ms: stats(actMs) };
   } finally {
     await policy.close();
   }

@@ -24,6 +24,7 @@ import { matchSubtaskEnds } from "../trial/summary.js";
 import { McapRecorder } from "./mcapRecorder.js";
 import { McapSource } from "./mcapReader.js";
 import { identityOf, readMcapMetadata, ANNOTATIONS_TOPIC, type EpisodeAnnotation } from "./episodeWriter.js";
+import { complexityOf } from "../policy/planner/gating.js";
 
 /** Options of `replayThroughPolicy`. */
 export interface ThroughPolicyOptions {
@@ -99,7 +100,7 @@ export async function replayThroughPolicy(o: ThroughPolicyOptions): Promise<Thro
     };
 
     await advance(start);
-    await policy.reset({ task: task.id, episode: id.episode, seed: id.seed, instruction, complexity: task.tmc === "M1" ? "M(1)" : "M(n)" });
+    await policy.reset({ task: task.id, episode: id.episode, seed: id.seed, instruction, complexity: complexityOf(task.tmc) });
     const scheduler = new ActionScheduler({ dim: layoutDim(layout), executeSteps: o.run.config.control.execute_steps ?? undefined });
     const declared: number[] = [];
     let chunks = 0, skipped = 0, subtask = 0, steps = 0, started = false;

@@ -29,6 +29,7 @@ import { finishRun } from "./report.js";
 import type { EpisodeRecord, RunAbort, RunSummary } from "./summary.js";
 import { controlHzOf, episodeParts, imageSpecsOf, interruptReason, loadTrialPolicy, plannerFor, subscribeGroundTruth } from "./trialParts.js";
 import { episodeTopics } from "../record/episodeWriter.js";
+import { complexityOf } from "../policy/planner/gating.js";
 
 /** Options of `runHardwareTrial`. */
 export interface HardwareTrialOptions {
@@ -66,7 +67,7 @@ export interface HardwareTrialOptions {
 export async function runHardwareTrial(o: HardwareTrialOptions): Promise<RunSummary> {
   const cfg = o.run.config, profile = o.robot.profile, bus = o.bus, clock = bus.clock;
   const task = getTask(o.task);
-  const complexity = task.tmc === "M1" ? "M(1)" : "M(n)";
+  const complexity = complexityOf(task.tmc);
   const controlHz = controlHzOf(cfg, profile);
   const maxSteps = o.maxSteps ?? stepLimit(task, controlHz);
   mkdirSync(join(o.outDir, "episodes"), { recursive: true });

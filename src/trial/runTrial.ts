@@ -22,6 +22,7 @@ import type { EpisodeRecord, RunAbort, RunSummary } from "./summary.js";
 import { finishRun } from "./report.js";
 import { controlHzOf as controlHzOfConfig, episodeParts, imageSpecsOf, interruptReason, loadTrialPolicy, plannerFor, subscribeGroundTruth } from "./trialParts.js";
 import { episodeTopics } from "../record/episodeWriter.js";
+import { complexityOf } from "../policy/planner/gating.js";
 
 export interface TrialOptions {
   run: LoadedRunConfig;
@@ -55,7 +56,7 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
   }
   const profile = o.robot.profile;
   const task = getTask(o.task);
-  const complexity = task.tmc === "M1" ? "M(1)" : "M(n)";
+  const complexity = complexityOf(task.tmc);
   const lockstep = cfg.sim.mode === "lockstep";
   const clock = lockstep ? new SimClock(1_700_000_000_000_000_000n) : new WallClock();
   const bus = new LocalBus({ clock });

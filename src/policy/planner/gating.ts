@@ -7,6 +7,11 @@ import type { FinishedSubtask, PlannerContext } from "./types.js";
 /** RMBench memory complexity of a task. */
 export type MemoryComplexity = "M(1)" | "M(n)";
 
+/** A task's memory class (`tmc: M1 | Mn` in src/sim/tasks) as the runtime names it. */
+export function complexityOf(tmc: "M1" | "Mn"): MemoryComplexity {
+  return tmc === "M1" ? "M(1)" : "M(n)";
+}
+
 /** Tick-level trigger seen by the loop. */
 export type PlannerTrigger = { kind: "episode_start" } | { kind: "tick"; subtaskEnded: boolean };
 
