@@ -61,3 +61,12 @@ export function flagInt(p: ParsedArgs, name: string, fallback: number): number {
   if (!Number.isInteger(n)) throw new Error(`--${name} expects an integer, got "${v}"`);
   return n;
 }
+
+/** Reads a finite number flag, naming the flag and the value on error. */
+export function flagNumber(p: ParsedArgs, name: string, fallback: number): number {
+  const v = flagString(p, name);
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (v.trim() === "" || !Number.isFinite(n)) throw new Error(`--${name} expects a number, got "${v}"`);
+  return n;
+}

@@ -1,7 +1,7 @@
 /**
  * `engram record <run-config> [--source expert|leader|keyboard] [--task ID] [--episodes N] [--seed S]
- * [--out DIR] [--resume DIR] [--max-steps N] [--no-cameras] [--keys] [--json]`: records teleop
- * demonstrations, one MCAP per episode + episodes.jsonl (src/record/teleop/recordSession.ts).
+ * [--out DIR] [--resume DIR] [--max-steps N] [--perturb RAD] [--no-cameras] [--keys] [--json]`: records
+ * teleop demonstrations, one MCAP per episode + episodes.jsonl (src/record/teleop/recordSession.ts).
  * Keys (raw terminal, works over SSH): n save, f save as failure, r discard and re-record, space
  * pause/hold, q stop; jog keys for --source keyboard (w/s, a/d, e/c, g, tab). The expert source
  * runs without keys (saved by the sim's verdict) unless --keys is given. A progress line goes to
@@ -12,10 +12,10 @@ import { loadRunConfig } from "../config/loaders.js";
 import { loadRobotProfile } from "../robot/loadRobotProfile.js";
 import { terminalKeys, type KeySource } from "../record/teleop/keys.js";
 import { recordEpisodes, type RecordProgress, type TeleopSourceKind } from "../record/teleop/recordSession.js";
-import { flagInt, flagPositiveInt, flagString, parseArgs } from "./args.js";
+import { flagInt, flagNumber, flagPositiveInt, flagString, parseArgs } from "./args.js";
 import { defaultRunDir, installStopSignals } from "./runDir.js";
 
-const USAGE = "usage: engram record <run-config.yaml> [--source expert|leader|keyboard] [--task ID] [--episodes N] [--seed S] [--out DIR] [--resume DIR] [--max-steps N] [--no-cameras] [--keys] [--json]\n";
+const USAGE = "usage: engram record <run-config.yaml> [--source expert|leader|keyboard] [--task ID] [--episodes N] [--seed S] [--out DIR] [--resume DIR] [--max-steps N] [--perturb RAD] [--no-cameras] [--keys] [--json]\n";
 
 /** Entry point: 0 when every requested episode was saved, 130 when stopped by a signal or `q`, 2 on usage errors. */
 export async function main(args: string[]): Promise<number> {
@@ -35,11 +35,15 @@ export async function main(args: string[]): Promise<number> {
   const interactive = source !== "expert" || p.flags.has("keys");
   const keys: KeySource | null = interactive && process.stdin.isTTY ? terminalKeys() : null;
   const maxSteps = flagPositiveInt(p, "max-steps");
+  // DART-style data: the sim executes the expert's targets plus a smooth offset of this std on the arm joints.
+  const perturbRad = flagNumber(p, "perturb", 0);
+  if (perturbRad < 0 || perturbRad > 0.3) throw new Error(`--perturb expects a std in rad within [0, 0.3], got ${perturbRad}`);
+  if (perturbRad > 0 && source !== "expert") throw new Error(`--perturb applies to --source expert only (got --source ${source})`);
   const stop = installStopSignals();
   const json = p.flags.has("json");
   try {
     const result = await recordEpisodes({
-      run, robot, source, outDir, keys, maxSteps,
+      run, robot, source, outDir, keys, maxSteps, perturbRad,
       task: flagString(p, "task", cfg.task)!,
       episodes: flagInt(p, "episodes", cfg.episodes),
       seed: flagInt(p, "seed", cfg.sim.seed),

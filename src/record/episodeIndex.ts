@@ -31,6 +31,8 @@ export interface EpisodeIndexLine {
   dropped: number;
   /** Language annotation segments written. */
   annotations: number;
+  /** Expert source with --perturb: std, rad, of the offset on the executed arm joints (the action is the clean target). */
+  perturb_rad?: number;
 }
 
 /** What a run records; two runs may share a folder only when these match. */

@@ -3,7 +3,9 @@ runs (src/policy/mem0/Mem0Policy.ts, manifest contract src/config/schemas/policy
 
   Encoder     images [B, C, 3, H, W] (normalized RGB), state [B, S] (normalized), tokens [B, L] int64
               -> image_feature [B, F], text_feature [B, F]
-              conv stack shared over cameras, flattened (keeps where things are), fused with the state;
+              conv stack shared over cameras, flattened (keeps where things are), plus spatial-softmax
+              keypoints (expected image x, y of each learned feature map: sub-cell positions of the
+              block and the fingers, which the coarse flattened grid blurs), fused with the state;
               text: masked mean of word embeddings over the closed vocabulary.
   Memory      current [B, F], window [B, K, F], window_mask [B, K], anchor [B, 1, F], anchor_mask [B, 1],
               text [B, F] -> summary [B, T, F]
@@ -39,6 +41,7 @@ class Dims:
     horizon: int = 8
     hidden: int = 256
     heads: int = 4
+    keypoints: int = 0  # spatial-softmax keypoints per camera (0: none, as the first shipped models)
 
     def as_dict(self):
         return asdict(self)
@@ -53,6 +56,13 @@ class Encoder(nn.Module):
             nn.Conv2d(16, 32, kernel_size=3, stride=2, padding=1), nn.ReLU(),
         )
         flat = 32 * (d.height // 8) * (d.width // 8)
+        if d.keypoints:
+            self.keypoint_maps = nn.Sequential(
+                nn.Conv2d(16, 32, kernel_size=3, padding=1), nn.ReLU(), nn.Conv2d(32, d.keypoints, kernel_size=1))
+            h4, w4 = d.height // 4, d.width // 4
+            ys, xs = torch.meshgrid(torch.linspace(-1, 1, h4), torch.linspace(-1, 1, w4), indexing="ij")
+            self.register_buffer("grid", torch.stack([xs.flatten(), ys.flatten()], dim=-1))  # [h4*w4, 2]
+            flat += 2 * d.keypoints
         self.img = nn.Linear(d.cameras * flat, 128)
         self.state = nn.Linear(d.state_dim, 128)
         self.out = nn.Linear(128, d.feature_dim)
@@ -62,7 +72,11 @@ class Encoder(nn.Module):
 
     def forward(self, images, state, tokens):
         b = images.shape[0]
-        x = self.conv(images.flatten(0, 1))  # [B*C, 32, H/8, W/8]
+        early = self.conv[:2](images.flatten(0, 1))  # [B*C, 16, H/4, W/4]
+        x = self.conv[2:](early).flatten(1)  # [B*C, 32 * H/8 * W/8]
+        if self.d.keypoints:
+            att = torch.softmax(self.keypoint_maps(early).flatten(2), dim=-1)  # [B*C, K, H/4 * W/4]
+            x = torch.cat([x, (att @ self.grid).flatten(1)], dim=-1)  # + K (x, y) pairs
         x = x.reshape(b, -1)
         h = Fn.relu(self.img(x) + self.state(state))
         return self.norm(self.out(h)), self.text_feature(tokens)

@@ -125,6 +125,7 @@ def main():
     ap.add_argument("--cls-weight", type=float, default=0.5)
     ap.add_argument("--window", type=int, default=8)
     ap.add_argument("--horizon", type=int, default=8)
+    ap.add_argument("--keypoints", type=int, default=16, help="spatial-softmax keypoints per camera (0: flattened conv grid only)")
     ap.add_argument("--no-anchor", action="store_true")
     ap.add_argument("--no-window", action="store_true")
     ap.add_argument("--absolute", action="store_true", help="absolute joint targets (default: chunk offsets from the state, action_reference: state)")
@@ -152,7 +153,7 @@ def main():
     stats = {k: torch.tensor(v) for k, v in init["stats"].items()} if init else ds.stats(args.horizon, not args.absolute, widen)
     d = Dims(window=args.window, horizon=args.horizon, vocab_size=ds.vocab.size, max_tokens=ds.vocab.max_length,
              cameras=ds.images.shape[1], height=ds.images.shape[2], width=ds.images.shape[3],
-             state_dim=ds.state.shape[1], action_dim=ds.action.shape[1])
+             state_dim=ds.state.shape[1], action_dim=ds.action.shape[1], keypoints=args.keypoints)
     batch = Batch(ds, stats, d.horizon, not args.absolute)
     model = Mem0Tiny(d)
     prior_steps, prior_s, prior_cpu, log = 0, 0.0, 0.0, []

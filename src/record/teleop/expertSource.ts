@@ -8,13 +8,17 @@ import { RELIABLE_QOS, type Bus } from "../../bus/types.js";
 import { encode } from "../../msgs/codec.js";
 import { timeFromNs } from "../../msgs/types.js";
 import type { TaskEpisode } from "../../sim/node/TaskEpisode.js";
+import type { ExpertPerturbation } from "../../sim/expert/perturbation.js";
 
 /**
  * Wraps `episode.expert.next` so each step's targets are published on `leaderTopic` before the
- * sim applies them. NOTE: wraps the episode's own expert object (the sim keeps driving with it);
+ * sim applies them. With `perturbation` the sim executes the perturbed targets while the clean
+ * ones are published (and so recorded as the action): DART-style data. NOTE: wraps the episode's own expert object (the sim keeps driving with it);
  * the wrap lives as long as the episode. Throws when the episode has no expert.
  */
-export function publishExpertTargets(episode: TaskEpisode, bus: Bus, leaderTopic: string, jointNames: readonly string[]): void {
+export function publishExpertTargets(
+  episode: TaskEpisode, bus: Bus, leaderTopic: string, jointNames: readonly string[], perturbation?: ExpertPerturbation,
+): void {
   const expert = episode.expert;
   if (!expert) throw new Error(`record: task "${episode.task.id}" seed ${episode.seed}: the episode has no scripted expert to publish`);
   const publish = bus.advertise(leaderTopic, "sensor_msgs/msg/JointState", RELIABLE_QOS);
@@ -26,6 +30,6 @@ export function publishExpertTargets(episode: TaskEpisode, bus: Bus, leaderTopic
       header: { stamp: timeFromNs(bus.clock.nowNs()), frame_id: "" },
       name: names, position: Float64Array.from(out.targets), velocity: [], effort: [],
     }));
-    return out;
+    return perturbation ? { ...out, targets: perturbation.apply(world, out) } : out;
   };
 }

@@ -28,6 +28,7 @@ import {
 } from "../episodeIndex.js";
 import { ANNOTATIONS_TOPIC, annotationOf, episodeTopics, EpisodeWriter, type EpisodeIdentity } from "../episodeWriter.js";
 import { publishExpertTargets } from "./expertSource.js";
+import { ExpertPerturbation } from "../../sim/expert/perturbation.js";
 import { KeyboardJog } from "./keyboardJog.js";
 import { nextEpisodeKey, type EpisodeKey, type KeySource } from "./keys.js";
 import { allJointsLayout, LeaderForwarder } from "./leaderForwarder.js";
@@ -53,6 +54,8 @@ export interface RecordOptions {
   cameras?: boolean;
   /** Cap on control steps per episode (default: the task's step limit in the sim; 3000 on hardware). */
   maxSteps?: number;
+  /** Expert source: stationary std, rad, of the DART-style offset on the executed arm joints (0/undefined: none). */
+  perturbRad?: number;
   /** Operator keys; null = non-interactive (expert only: saved by the sim's verdict). */
   keys?: KeySource | null;
   /** Reset-phase countdown between episodes, s (default 0 for the expert, 5 otherwise). */
@@ -222,7 +225,8 @@ async function recordOne(s: Session, index: number, seed: number, k: number, t0:
   let verdict: Verdict | "aborted";
   if (o.source === "expert") {
     const ep = episode!;
-    publishExpertTargets(ep, bus, o.robot.profile.teleop.leader_topic, s.node!.world.jointNames());
+    const perturbation = o.perturbRad ? new ExpertPerturbation(o.perturbRad, seed) : undefined;
+    publishExpertTargets(ep, bus, o.robot.profile.teleop.leader_topic, s.node!.world.jointNames(), perturbation);
     const published = new Set<number>();
     const annotate = (closeOpen: boolean) => {
       for (const a of ep.expert!.annotations()) {
@@ -259,6 +263,7 @@ async function recordOne(s: Session, index: number, seed: number, k: number, t0:
     episode: index, file: `episodes/${index}.mcap`, task: task.id, seed, outcome, source: o.source, steps: frames,
     duration_s: Math.round(frames * 1e6 / s.controlHz) / 1e6, frames, messages: summary.messageCount, dropped: writer.dropped,
     annotations: writer.annotationCount,
+    ...(o.perturbRad ? { perturb_rad: o.perturbRad } : {}),
   };
   appendEpisodeIndex(o.outDir, line);
   result.saved.push(line);

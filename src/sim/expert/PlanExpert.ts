@@ -11,8 +11,11 @@ import type { ExpertStep, ScriptedExpert, SubtaskAnnotation } from "./types.js";
 
 /** One primitive of a plan. Positions are grasp-frame positions in the world frame, m. */
 export type ExpertOp =
-  /** Straight line from the last commanded position to `to` with a top-down grasp frame of yaw `yawRad`. */
-  | { kind: "move"; arm: string; to: Vec3; yawRad?: number; speedMps?: number }
+  /**
+   * Straight line from the last commanded position to `to` with a top-down grasp frame of yaw `yawRad`.
+   * `nearContact`: a descent or lift next to objects, where the path must be exact (no perturbation).
+   */
+  | { kind: "move"; arm: string; to: Vec3; yawRad?: number; speedMps?: number; nearContact?: boolean }
   /** Sets the gripper opening; waits `minTicks`, then until the condition holds or `maxTicks` pass. */
   | { kind: "gripper"; arm: string; widthM: number; until?: "held" | "released"; minTicks: number; maxTicks: number }
   | { kind: "wait"; ticks: number };
@@ -95,6 +98,8 @@ export class PlanExpert implements ScriptedExpert {
     }
     const done = this.subtaskIndex >= this.plan.length;
     const out: ExpertStep = { targets: Float64Array.from(this.targets), done };
+    const run = this.current;
+    if (run?.op.kind === "move" && !run.op.nearContact && run.steps !== undefined) out.moveProgress = Math.min(1, run.tick / run.steps);
     if (ended !== undefined) out.subtaskEnded = ended;
     if (!done) out.subtask = this.plan[this.subtaskIndex]!.text;
     return out;

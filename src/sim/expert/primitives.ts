@@ -36,9 +36,9 @@ export function pickOps(world: SimWorldApi, arm: string, object: ObjectId, width
   return [
     { kind: "gripper", arm, widthM: widths.openM, minTicks: 1, maxTicks: 1 },
     { kind: "move", arm, to: [x, y, TRAVEL_Z], yawRad },
-    { kind: "move", arm, to: [x, y, z], yawRad, speedMps: VERTICAL_MPS },
+    { kind: "move", arm, to: [x, y, z], yawRad, speedMps: VERTICAL_MPS, nearContact: true },
     { kind: "gripper", arm, widthM: widths.closedM, until: "held", minTicks: 3, maxTicks: 20 },
-    { kind: "move", arm, to: [x, y, TRAVEL_Z], speedMps: VERTICAL_MPS },
+    { kind: "move", arm, to: [x, y, TRAVEL_Z], speedMps: VERTICAL_MPS, nearContact: true },
   ];
 }
 
@@ -50,9 +50,9 @@ export function placeOps(arm: string, target: Vec3, widths: GripWidths): ExpertO
   const [x, y, z] = target;
   return [
     { kind: "move", arm, to: [x, y, TRAVEL_Z] },
-    { kind: "move", arm, to: [x, y, z + 0.006], speedMps: VERTICAL_MPS },
+    { kind: "move", arm, to: [x, y, z + 0.006], speedMps: VERTICAL_MPS, nearContact: true },
     { kind: "gripper", arm, widthM: widths.openM, until: "released", minTicks: 3, maxTicks: 20 },
-    { kind: "move", arm, to: [x, y, TRAVEL_Z], speedMps: VERTICAL_MPS },
+    { kind: "move", arm, to: [x, y, TRAVEL_Z], speedMps: VERTICAL_MPS, nearContact: true },
   ];
 }
 
@@ -67,8 +67,8 @@ export function pressOps(arm: string, button: Button, widths: GripWidths): Exper
   return [
     { kind: "gripper", arm, widthM: widths.closedM, minTicks: 1, maxTicks: 1 },
     { kind: "move", arm, to: [x, y, top + 0.07] },
-    { kind: "move", arm, to: [x, y, top - 0.002], speedMps: VERTICAL_MPS },
+    { kind: "move", arm, to: [x, y, top - 0.002], speedMps: VERTICAL_MPS, nearContact: true },
     { kind: "wait", ticks: 2 },
-    { kind: "move", arm, to: [x, y, top + 0.07], speedMps: VERTICAL_MPS },
+    { kind: "move", arm, to: [x, y, top + 0.07], speedMps: VERTICAL_MPS, nearContact: true },
   ];
 }

@@ -9,6 +9,8 @@ export interface ExpertStep {
   subtaskEnded?: string;
   /** Text of the subtask in progress after this tick (undefined once the plan is finished). */
   subtask?: string;
+  /** Progress through the free-space arm move running after this tick, 0..1 (1 while it settles); undefined otherwise. */
+  moveProgress?: number;
   /** True once every subtask of the plan is finished; targets then hold the last pose. */
   done: boolean;
 }
