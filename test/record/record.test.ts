@@ -66,6 +66,34 @@ test("records 2 expert episodes: commands, annotations, index", { timeout: 90_00
   }
 });
 
+test("--perturb: the leader commands are the expert's clean targets, the arm runs off them (DART-style data)", { timeout: 60_000 }, async () => {
+  const out = join(dir, "perturbed");
+  const r = await recordEpisodes({ run, robot, source: "expert", task: "put-back-block", episodes: 1, seed: 3, outDir: out, cameras: false, maxSteps: 40, perturbRad: 0.08 });
+  assert.equal(r.saved[0]!.perturb_rad, 0.08);
+  assert.equal(readEpisodeIndex(out)[0]!.perturb_rad, 0.08);
+  const src = await McapSource.open(join(out, r.saved[0]!.file), "indexed");
+  type Joints = { name: string[]; position: ArrayLike<number> };
+  let command: Joints | null = null, measured: Joints | null = null;
+  let largest = 0;
+  for await (const m of src.messages({ topics: [robot.profile.teleop.leader_topic, "/joint_states"] })) {
+    const js = decode("sensor_msgs/msg/JointState", m.cdr);
+    if (m.topic === "/joint_states") { measured = js; continue; }
+    // The arm joints measured just before the next command: where the last command took the arm,
+    // i.e. the executed (perturbed) target, not the recorded one.
+    if (command && measured) {
+      command.name.forEach((n, i) => {
+        if (!n.includes("gripper")) largest = Math.max(largest, Math.abs(measured!.position[measured!.name.indexOf(n)]! - command!.position[i]!));
+      });
+    }
+    command = js;
+  }
+  await src.close();
+  assert.ok(largest > 0.03, `measured joints at most ${largest} rad from the recorded command`);
+  await assert.rejects(
+    recordEpisodes({ run, robot, source: "expert", task: "put-back-block", episodes: 1, seed: 0, outDir: join(dir, "bad"), cameras: false, perturbRad: 0.5 }),
+    /std 0\.5 rad is outside \[0, 0\.3\]/);
+});
+
 /** Operator keys typed by the test: each entry is sent when `when()` first holds (checked every 20 ms). */
 function scriptedKeys(script: Array<{ when: () => boolean; keys: string }>): KeySource {
   const listeners = new Set<(k: KeyPress) => void>();
