@@ -110,8 +110,10 @@ class Episodes:
         self.n = len(self.label)
 
     def stats(self, horizon, relative, widen=None):
-        """State mean/std and action min/max (robot units), as the manifest's normalization block wants
-        them. With `relative` the action stats cover chunk offsets from the state (action_reference: state)."""
+        """State mean/std and action min/max and mean/std (robot units), as the manifest's normalization
+        block wants them. With `relative` the action stats cover chunk offsets from the state
+        (action_reference: state); `widen` [D] is the largest extra spread the training state noise
+        adds to the labels (std U(0, 1) * widen / 2, variance widen^2 / 12)."""
         s_mean = self.state.mean(0)
         s_std = self.state.std(0).clamp(min=1e-3)
         all_idx = torch.arange(self.n)
@@ -121,9 +123,12 @@ class Episodes:
         a = a.flatten(0, 1)
         a_min, a_max = a.min(0).values, a.max(0).values
         margin = ((a_max - a_min) * 0.05).clamp(min=1e-3)
+        a_var = a.var(0)
         if widen is not None:
             margin = margin + widen  # room for labels off the recorded states (state noise)
-        return {"state_mean": s_mean, "state_std": s_std, "action_min": a_min - margin, "action_max": a_max + margin}
+            a_var = a_var + widen ** 2 / 12
+        return {"state_mean": s_mean, "state_std": s_std, "action_min": a_min - margin, "action_max": a_max + margin,
+                "action_mean": a.mean(0), "action_std": a_var.sqrt().clamp(min=1e-3)}
 
     def memory_indices(self, idx):
         """For frame indices idx [B]: anchor index [B], window indices [B, K] and window mask [B, K]."""

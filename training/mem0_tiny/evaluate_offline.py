@@ -1,6 +1,7 @@
 """Offline check of mem0-tiny checkpoints on converted episodes (e.g. held-out seeds): the action
 chunk sampled by flow matching (N Euler steps from Gaussian noise, as the runtime does) against the
-expert's chunk, as mean squared error in normalized action units, per annotated subtask; and the
+expert's chunk, as mean squared error in normalized action units (per annotated subtask) and mean
+absolute error in robot units (rad, m); and the
 classifier's precision/recall on the end labels. Memory is built as in training (data.py), with the
 checkpoint's own ablation switches. Prints one JSON line per checkpoint.
 
@@ -20,7 +21,7 @@ def evaluate(path, data, tasks=None, seed=0, batch_size=128):
     ckpt, d, model = load(path)
     ds = Episodes(data, d.window, tasks=tasks)
     stats = {k: torch.tensor(v) for k, v in ckpt["stats"].items()}
-    batch = Batch(ds, stats, d.horizon, ckpt.get("action_reference", "absolute") == "state")
+    batch = Batch(ds, stats, d.horizon, ckpt.get("action_reference", "absolute") == "state", ckpt.get("action_norm", "min_max"))
     use_anchor, use_window = ckpt["ablation"]["anchor"], ckpt["ablation"]["window"]
     # Annotated subtask index of every frame (0, 1, 2, ... within its episode).
     phase = torch.zeros(ds.n, dtype=torch.long)
@@ -31,6 +32,7 @@ def evaluate(path, data, tasks=None, seed=0, batch_size=128):
         offset += meta["frames"]
     g = torch.Generator().manual_seed(seed)
     err = torch.zeros(ds.n)
+    err_robot = torch.zeros(ds.n)
     logits = torch.zeros(ds.n)
     with torch.no_grad():
         for lo in range(0, ds.n, batch_size):
@@ -50,6 +52,7 @@ def evaluate(path, data, tasks=None, seed=0, batch_size=128):
             for k in range(FLOW_STEPS):
                 x = x + model.action_head(x, torch.full((B, 1), k / FLOW_STEPS), batch.state[idx], summary) / FLOW_STEPS
             err[idx] = ((x - s["chunk"]) ** 2).mean((1, 2))
+            err_robot[idx] = (batch.denormalize_chunk(x) - s["chunk_raw"]).abs().mean((1, 2))
     pred = torch.sigmoid(logits) >= 0.5
     truth = ds.label > 0.5
     tp = (pred & truth).sum().item()
@@ -57,6 +60,7 @@ def evaluate(path, data, tasks=None, seed=0, batch_size=128):
         "checkpoint": path, "ablation": ckpt["ablation"], "steps": ckpt["train"]["steps"], "episodes": len(ds.metas),
         "seeds": sorted({m["seed"] for m in ds.metas}), "frames": ds.n,
         "action_mse": round(err.mean().item(), 4),
+        "action_mean_abs_error_robot_units": round(err_robot.mean().item(), 4),
         "action_mse_by_subtask": [round(err[phase == i].mean().item(), 4) for i in range(int(phase.max()) + 1)],
         "classifier": {"precision": round(tp / max(pred.sum().item(), 1), 3), "recall": round(tp / max(truth.sum().item(), 1), 3)},
     }

@@ -67,7 +67,9 @@ def manifest(name, d: Dims, ckpt, noise_scale):
         "action_reference": ckpt.get("action_reference", "absolute"),
         "normalization": {
             "state": {"kind": "mean_std", "dims": dims, "mean": r6(st["state_mean"]), "std": r6(st["state_std"])},
-            "action": {"kind": "min_max", "dims": list(range(A)), "min": r6(st["action_min"]), "max": r6(st["action_max"])},
+            "action": ({"kind": "mean_std", "dims": list(range(A)), "mean": r6(st["action_mean"]), "std": r6(st["action_std"])}
+                       if ckpt.get("action_norm", "min_max") == "mean_std" else
+                       {"kind": "min_max", "dims": list(range(A)), "min": r6(st["action_min"]), "max": r6(st["action_max"])}),
         },
         "tokenizer": {"kind": "closed_vocabulary", "max_length": voc["max_length"], "pad_id": voc["pad_id"], "vocabulary": voc["vocabulary"]},
         "horizon": H, "flow_steps": FLOW_STEPS, "flow_noise_scale": noise_scale, "control_hz": 10,
@@ -176,8 +178,11 @@ def parity(model, d: Dims, m):
         n = m["flow_steps"]
         for k in range(n):
             x = x + (1.0 / n) * model.action_head(x, torch.full((1, 1), k / n), state, summary)
-        lo, hi = np.asarray(ac["min"], np.float32), np.asarray(ac["max"], np.float32)
-        chunk = (x[0].numpy() + 1) / 2 * (hi - lo) + lo
+        if ac["kind"] == "mean_std":
+            chunk = x[0].numpy() * np.asarray(ac["std"], np.float32) + np.asarray(ac["mean"], np.float32)
+        else:
+            lo, hi = np.asarray(ac["min"], np.float32), np.asarray(ac["max"], np.float32)
+            chunk = (x[0].numpy() + 1) / 2 * (hi - lo) + lo
         if m["action_reference"] == "state":
             chunk = chunk + state_robot[None, :]
     return {"instruction": instruction, "seed": PARITY_SEED, "steps": steps, "chunk": chunk.flatten().tolist(),

@@ -39,17 +39,24 @@ def focal_bce(logit, label, pos_weight, gamma=2.0):
 class Batch:
     """Normalizes and indexes the episode tensors once."""
 
-    def __init__(self, ds: Episodes, stats, horizon, relative):
+    def __init__(self, ds: Episodes, stats, horizon, relative, action_norm="min_max"):
         self.ds = ds
+        self.action_norm = action_norm
         self.horizon = horizon
         self.relative = relative
         self.images = normalize_images(ds.images)  # once: float32 [N, C, 3, H, W]
         self.state_mean, self.state_std = stats["state_mean"], stats["state_std"]
         self.state = (ds.state - self.state_mean) / self.state_std
-        self.lo, self.hi = stats["action_min"], stats["action_max"]
+        if action_norm == "mean_std":
+            self.shift, self.scale = stats["action_mean"], stats["action_std"]
+        else:  # min_max: [min, max] -> [-1, 1]
+            self.shift, self.scale = (stats["action_min"] + stats["action_max"]) / 2, (stats["action_max"] - stats["action_min"]) / 2
 
     def normalize_chunk(self, chunk):
-        return 2 * (chunk - self.lo) / (self.hi - self.lo) - 1
+        return (chunk - self.shift) / self.scale
+
+    def denormalize_chunk(self, x):
+        return x * self.scale + self.shift
 
     def positions(self, runs, length):
         """`runs` random runs of `length` consecutive steps (clipped at episode ends): consecutive
@@ -129,6 +136,8 @@ def main():
     ap.add_argument("--no-anchor", action="store_true")
     ap.add_argument("--no-window", action="store_true")
     ap.add_argument("--absolute", action="store_true", help="absolute joint targets (default: chunk offsets from the state, action_reference: state)")
+    ap.add_argument("--action-norm", choices=["mean_std", "min_max"], default="mean_std",
+                    help="action chunk normalization (mean_std puts the flow's target on the noise's unit scale)")
     ap.add_argument("--flow-samples", type=int, default=4, help="(tau, noise) draws per position")
     ap.add_argument("--state-noise", type=float, default=0.05, help="max std (rad) of the perturbation of arm joint states (DART-style labels; 0: off)")
     ap.add_argument("--gripper-noise", type=float, default=0.005, help="max std (m) of the perturbation of gripper states")
@@ -154,7 +163,8 @@ def main():
     d = Dims(window=args.window, horizon=args.horizon, vocab_size=ds.vocab.size, max_tokens=ds.vocab.max_length,
              cameras=ds.images.shape[1], height=ds.images.shape[2], width=ds.images.shape[3],
              state_dim=ds.state.shape[1], action_dim=ds.action.shape[1], keypoints=args.keypoints)
-    batch = Batch(ds, stats, d.horizon, not args.absolute)
+    action_norm = init.get("action_norm", "min_max") if init else args.action_norm
+    batch = Batch(ds, stats, d.horizon, not args.absolute, action_norm)
     model = Mem0Tiny(d)
     prior_steps, prior_s, prior_cpu, log = 0, 0.0, 0.0, []
     if init:
@@ -179,6 +189,7 @@ def main():
             "vocabulary": {"max_length": ds.vocab.max_length, "pad_id": ds.vocab.pad_id, "vocabulary": ds.vocab.vocabulary},
             "ablation": {"anchor": not args.no_anchor, "window": not args.no_window},
             "action_reference": "absolute" if args.absolute else "state",
+            "action_norm": action_norm,
         "state_noise": {"arm": args.state_noise, "gripper": args.gripper_noise},
             "train": {"steps": prior_steps + step, "seconds": round(prior_s + time.time() - start, 1),
                       "cpu_seconds": round(prior_cpu + time.process_time() - cpu0, 1), "episodes": len(ds.metas), "frames": ds.n,
