@@ -17,7 +17,7 @@ from export import FLOW_STEPS, load
 from train import Batch
 
 
-def evaluate(path, data, tasks=None, seed=0, batch_size=128):
+def evaluate(path, data, tasks=None, seed=0, batch_size=128, noise_scale=1.0):
     ckpt, d, model = load(path)
     ds = Episodes(data, d.window, tasks=tasks)
     stats = {k: torch.tensor(v) for k, v in ckpt["stats"].items()}
@@ -48,7 +48,7 @@ def evaluate(path, data, tasks=None, seed=0, batch_size=128):
             anc = feat[inverse[B:2 * B]].unsqueeze(1) * amask.unsqueeze(-1)
             summary = model.memory(feat[inverse[:B]], window, wmask, anc, amask, text)
             logits[idx] = model.classifier(summary).squeeze(-1)
-            x = torch.randn(s["chunk"].shape, generator=g)
+            x = torch.randn(s["chunk"].shape, generator=g) * noise_scale
             for k in range(FLOW_STEPS):
                 x = x + model.action_head(x, torch.full((B, 1), k / FLOW_STEPS), batch.state[idx], summary) / FLOW_STEPS
             err[idx] = ((x - s["chunk"]) ** 2).mean((1, 2))
@@ -59,6 +59,7 @@ def evaluate(path, data, tasks=None, seed=0, batch_size=128):
     return {
         "checkpoint": path, "ablation": ckpt["ablation"], "steps": ckpt["train"]["steps"], "episodes": len(ds.metas),
         "seeds": sorted({m["seed"] for m in ds.metas}), "frames": ds.n,
+        "noise_scale": noise_scale,
         "action_mse": round(err.mean().item(), 4),
         "action_mean_abs_error_robot_units": round(err_robot.mean().item(), 4),
         "action_mse_by_subtask": [round(err[phase == i].mean().item(), 4) for i in range(int(phase.max()) + 1)],
@@ -71,11 +72,12 @@ def main():
     ap.add_argument("--data", required=True)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
+    ap.add_argument("--noise-scale", type=float, default=1.0, help="scale of the starting noise (the manifest's flow_noise_scale; 0 = what the shipped bundles run)")
     ap.add_argument("checkpoints", nargs="+")
     args = ap.parse_args()
     torch.set_num_threads(1)
     for path in args.checkpoints:
-        print(json.dumps(evaluate(path, args.data, [t for t in args.tasks.split(",") if t], args.seed)), flush=True)
+        print(json.dumps(evaluate(path, args.data, [t for t in args.tasks.split(",") if t], args.seed, noise_scale=args.noise_scale)), flush=True)
 
 
 if __name__ == "__main__":
