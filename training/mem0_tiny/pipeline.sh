@@ -6,6 +6,7 @@
 #   EPISODES=50 MINUTES=60 TASKS="put-back-block press-button" npm run train:mem0-tiny
 #   VARIANT=no-anchor SKIP_DATA=1 npm run train:mem0-tiny     # ablation on data already collected
 # Environment: TASKS (task ids), EPISODES (per task), SEED (first training seed; evaluate on others),
+# PERTURBED (extra DART-style episodes per task, seeds SEED+100..., recorded with --perturb PERTURB rad),
 # MINUTES (training wall-clock budget), VARIANT (full | no-anchor | no-window), DATA (data folder),
 # STATE_NOISE (max std, rad, of the training state perturbation), NOISE_SCALE (manifest flow_noise_scale),
 # OUT (bundle folder), SKIP_DATA=1 (reuse $DATA/npy).
@@ -14,6 +15,8 @@ cd "$(dirname "$0")/../.."
 TASKS=${TASKS:-"put-back-block press-button"}
 EPISODES=${EPISODES:-50}
 SEED=${SEED:-0}
+PERTURBED=${PERTURBED:-0}
+PERTURB=${PERTURB:-0.08}
 MINUTES=${MINUTES:-50}
 STATE_NOISE=${STATE_NOISE:-0.06}
 NOISE_SCALE=${NOISE_SCALE:-0}
@@ -32,8 +35,17 @@ if [ -z "${SKIP_DATA:-}" ]; then
   for task in $TASKS; do
     npx tsx src/cli.ts record launch/sim-x-one.yaml --source expert --task "$task" --episodes "$EPISODES" --seed "$SEED" --out "$DATA/$task"
     npx tsx src/cli.ts export "$DATA/$task" --format hdf5
+    if [ "$PERTURBED" -gt 0 ]; then
+      npx tsx src/cli.ts record launch/sim-x-one.yaml --source expert --task "$task" --episodes "$PERTURBED" --seed "$((SEED + 100))" \
+        --perturb "$PERTURB" --out "$DATA/$task-perturbed"
+      npx tsx src/cli.ts export "$DATA/$task-perturbed" --format hdf5
+    fi
   done
-  dirs=""; for task in $TASKS; do dirs="$dirs $DATA/$task/hdf5"; done
+  dirs=""
+  for task in $TASKS; do
+    dirs="$dirs $DATA/$task/hdf5"
+    if [ "$PERTURBED" -gt 0 ]; then dirs="$dirs $DATA/$task-perturbed/hdf5"; fi
+  done
   npx tsx training/mem0_tiny/hdf5ToNpy.ts --out "$DATA/npy" $dirs
 fi
 

@@ -132,6 +132,7 @@ def main():
     ap.add_argument("--cls-weight", type=float, default=0.5)
     ap.add_argument("--window", type=int, default=8)
     ap.add_argument("--horizon", type=int, default=8)
+    ap.add_argument("--hidden", type=int, default=256, help="width of the action head's MLP")
     ap.add_argument("--keypoints", type=int, default=16, help="spatial-softmax keypoints per camera (0: flattened conv grid only)")
     ap.add_argument("--no-anchor", action="store_true")
     ap.add_argument("--no-window", action="store_true")
@@ -162,7 +163,7 @@ def main():
     stats = {k: torch.tensor(v) for k, v in init["stats"].items()} if init else ds.stats(args.horizon, not args.absolute, widen)
     d = Dims(window=args.window, horizon=args.horizon, vocab_size=ds.vocab.size, max_tokens=ds.vocab.max_length,
              cameras=ds.images.shape[1], height=ds.images.shape[2], width=ds.images.shape[3],
-             state_dim=ds.state.shape[1], action_dim=ds.action.shape[1], keypoints=args.keypoints)
+             state_dim=ds.state.shape[1], action_dim=ds.action.shape[1], keypoints=args.keypoints, hidden=args.hidden)
     action_norm = init.get("action_norm", "min_max") if init else args.action_norm
     batch = Batch(ds, stats, d.horizon, not args.absolute, action_norm)
     model = Mem0Tiny(d)
