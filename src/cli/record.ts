@@ -37,8 +37,6 @@ export async function main(args: string[]): Promise<number> {
   const maxSteps = flagPositiveInt(p, "max-steps");
   // DART-style data: the sim executes the expert's targets plus a smooth offset of this std on the arm joints.
   const perturbRad = flagNumber(p, "perturb", 0);
-  if (perturbRad < 0 || perturbRad > 0.3) throw new Error(`--perturb expects a std in rad within [0, 0.3], got ${perturbRad}`);
-  if (perturbRad > 0 && source !== "expert") throw new Error(`--perturb applies to --source expert only (got --source ${source})`);
   const stop = installStopSignals();
   const json = p.flags.has("json");
   try {

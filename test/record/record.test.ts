@@ -92,6 +92,10 @@ test("--perturb: the leader commands are the expert's clean targets, the arm run
   await assert.rejects(
     recordEpisodes({ run, robot, source: "expert", task: "put-back-block", episodes: 1, seed: 0, outDir: join(dir, "bad"), cameras: false, perturbRad: 0.5 }),
     /std 0\.5 rad is outside \[0, 0\.3\]/);
+  assert.equal(existsSync(join(dir, "bad")), false, "a refused --perturb creates nothing");
+  await assert.rejects(
+    recordEpisodes({ run, robot, source: "leader", task: "put-back-block", episodes: 1, seed: 0, outDir: join(dir, "bad"), cameras: false, perturbRad: 0.05 }),
+    /--perturb applies to --source expert only \(got --source leader\)/);
 });
 
 /** Operator keys typed by the test: each entry is sent when `when()` first holds (checked every 20 ms). */

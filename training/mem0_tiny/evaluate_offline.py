@@ -1,9 +1,9 @@
 """Offline check of mem0-tiny checkpoints on converted episodes (e.g. held-out seeds): the action
 chunk sampled by flow matching (N Euler steps from Gaussian noise, as the runtime does) against the
 expert's chunk, as mean squared error in normalized action units (per annotated subtask) and mean
-absolute error in robot units (rad, m); and the
-classifier's precision/recall on the end labels. Memory is built as in training (data.py), with the
-checkpoint's own ablation switches. Prints one JSON line per checkpoint.
+absolute error in robot units (rad, m); and the classifier's precision/recall on the end labels.
+Memory is built as in training (data.py), with the checkpoint's own ablation switches. Prints one
+JSON line per checkpoint.
 
   /usr/bin/python3 training/mem0_tiny/evaluate_offline.py --data data/npy-heldout [--tasks put-back-block] runs/mem0-tiny/main.pt ...
 """

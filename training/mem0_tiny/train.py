@@ -41,7 +41,6 @@ class Batch:
 
     def __init__(self, ds: Episodes, stats, horizon, relative, action_norm="min_max"):
         self.ds = ds
-        self.action_norm = action_norm
         self.horizon = horizon
         self.relative = relative
         self.images = normalize_images(ds.images)  # once: float32 [N, C, 3, H, W]
@@ -144,7 +143,7 @@ def main():
     ap.add_argument("--gripper-noise", type=float, default=0.005, help="max std (m) of the perturbation of gripper states")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--init", default="", help="warm start from a checkpoint of the same dims (continues training; stats kept)")
+    ap.add_argument("--init", default="", help="warm start from a checkpoint (continues training; its dims, stats and action normalization kept)")
     ap.add_argument("--log-every", type=int, default=25)
     ap.add_argument("--save-every-min", type=float, default=0, help="also save the checkpoint every this many minutes")
     args = ap.parse_args()
@@ -161,9 +160,11 @@ def main():
     state_noise = state_noise if args.state_noise > 0 or args.gripper_noise > 0 else None
     widen = 2 * state_noise if state_noise is not None and not args.absolute else None
     stats = {k: torch.tensor(v) for k, v in init["stats"].items()} if init else ds.stats(args.horizon, not args.absolute, widen)
-    d = Dims(window=args.window, horizon=args.horizon, vocab_size=ds.vocab.size, max_tokens=ds.vocab.max_length,
-             cameras=ds.images.shape[1], height=ds.images.shape[2], width=ds.images.shape[3],
-             state_dim=ds.state.shape[1], action_dim=ds.action.shape[1], keypoints=args.keypoints, hidden=args.hidden)
+    # A warm start keeps the checkpoint's sizes (its weights only load into the same model).
+    d = Dims(**init["dims"]) if init else Dims(
+        window=args.window, horizon=args.horizon, vocab_size=ds.vocab.size, max_tokens=ds.vocab.max_length,
+        cameras=ds.images.shape[1], height=ds.images.shape[2], width=ds.images.shape[3],
+        state_dim=ds.state.shape[1], action_dim=ds.action.shape[1], keypoints=args.keypoints, hidden=args.hidden)
     action_norm = init.get("action_norm", "min_max") if init else args.action_norm
     batch = Batch(ds, stats, d.horizon, not args.absolute, action_norm)
     model = Mem0Tiny(d)
@@ -191,7 +192,7 @@ def main():
             "ablation": {"anchor": not args.no_anchor, "window": not args.no_window},
             "action_reference": "absolute" if args.absolute else "state",
             "action_norm": action_norm,
-        "state_noise": {"arm": args.state_noise, "gripper": args.gripper_noise},
+            "state_noise": {"arm": args.state_noise, "gripper": args.gripper_noise},
             "train": {"steps": prior_steps + step, "seconds": round(prior_s + time.time() - start, 1),
                       "cpu_seconds": round(prior_cpu + time.process_time() - cpu0, 1), "episodes": len(ds.metas), "frames": ds.n,
                       "tasks": sorted({m["task"] for m in ds.metas}), "seeds": sorted({m["seed"] for m in ds.metas}), "log": log},

@@ -13,8 +13,9 @@ import type { ExpertPerturbation } from "../../sim/expert/perturbation.js";
 /**
  * Wraps `episode.expert.next` so each step's targets are published on `leaderTopic` before the
  * sim applies them. With `perturbation` the sim executes the perturbed targets while the clean
- * ones are published (and so recorded as the action): DART-style data. NOTE: wraps the episode's own expert object (the sim keeps driving with it);
- * the wrap lives as long as the episode. Throws when the episode has no expert.
+ * ones are published (and so recorded as the action): DART-style data. NOTE: wraps the episode's
+ * own expert object (the sim keeps driving with it); the wrap lives as long as the episode.
+ * Throws when the episode has no expert.
  */
 export function publishExpertTargets(
   episode: TaskEpisode, bus: Bus, leaderTopic: string, jointNames: readonly string[], perturbation?: ExpertPerturbation,

@@ -28,7 +28,7 @@ import {
 } from "../episodeIndex.js";
 import { ANNOTATIONS_TOPIC, annotationOf, episodeTopics, EpisodeWriter, type EpisodeIdentity } from "../episodeWriter.js";
 import { publishExpertTargets } from "./expertSource.js";
-import { ExpertPerturbation } from "../../sim/expert/perturbation.js";
+import { ExpertPerturbation, checkPerturbationStd } from "../../sim/expert/perturbation.js";
 import { KeyboardJog } from "./keyboardJog.js";
 import { nextEpisodeKey, type EpisodeKey, type KeySource } from "./keys.js";
 import { allJointsLayout, LeaderForwarder } from "./leaderForwarder.js";
@@ -111,6 +111,10 @@ export async function recordEpisodes(o: RecordOptions): Promise<RecordResult> {
     throw new Error(`record --source expert drives the in-process sim twin: run config "${cfg.name}" needs sim.enabled: true and bus.kind: local (got sim.enabled=${sim}, bus.kind=${cfg.bus.kind})`);
   }
   if (o.source !== "expert" && !o.keys && !sim) throw new Error(`record --source ${o.source} on hardware needs operator keys (a terminal on stdin) to end episodes`);
+  if (o.perturbRad !== undefined) {
+    checkPerturbationStd(o.perturbRad, "record --perturb");
+    if (o.perturbRad > 0 && o.source !== "expert") throw new Error(`record --perturb applies to --source expert only (got --source ${o.source})`);
+  }
   const cameras = o.cameras ?? true;
   const spec = recordingSpecOf(profile, controlHz, sim ? cfg.sim.physics_hz : null, cameras);
   mkdirSync(join(o.outDir, "episodes"), { recursive: true });

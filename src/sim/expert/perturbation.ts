@@ -12,6 +12,11 @@ import type { ExpertStep } from "./types.js";
 /** Correlation of the offset from one control tick to the next (about half a second at 10 Hz). */
 const RHO = 0.8;
 
+/** Throws unless `stdRad` is a perturbation std this module accepts, [0, 0.3] rad; `where` names the setting. */
+export function checkPerturbationStd(stdRad: number, where = "expert perturbation"): void {
+  if (!(stdRad >= 0 && stdRad <= 0.3)) throw new Error(`${where}: std ${stdRad} rad is outside [0, 0.3]`);
+}
+
 /**
  * Offset o[t+1] = RHO o[t] + sqrt(1 - RHO^2) stdRad N(0, 1) per arm joint (stationary std `stdRad`),
  * scaled by sin(pi p) where p is the progress through the expert's current free-space move: zero at
@@ -20,23 +25,27 @@ const RHO = 0.8;
  */
 export class ExpertPerturbation {
   private readonly rng: Rng;
-  private offset: Float64Array | null = null;
+  private joints: number[] | null = null;
+  private offset = new Float64Array(0);
 
   constructor(private readonly stdRad: number, seed: number) {
-    if (!(stdRad >= 0 && stdRad <= 0.3)) throw new Error(`expert perturbation: std ${stdRad} rad is outside [0, 0.3]`);
+    checkPerturbationStd(stdRad);
     this.rng = mulberry32(seed ^ 0x5eed_da27);
   }
 
   /** The targets the sim executes for this expert step (a new array; `out.targets` is left clean). */
   apply(world: SimWorldApi, out: ExpertStep): Float64Array {
-    const joints = world.armNames.flatMap((a) => world.armJointIndices(a).joints);
-    this.offset ??= new Float64Array(joints.length);
+    if (!this.joints) {
+      this.joints = world.armNames.flatMap((a) => world.armJointIndices(a).joints);
+      this.offset = new Float64Array(this.joints.length);
+    }
+    const joints = this.joints;
     const drive = this.stdRad * Math.sqrt(1 - RHO * RHO);
     for (let k = 0; k < joints.length; k++) this.offset[k] = RHO * this.offset[k]! + drive * this.gaussian();
     const p = out.moveProgress;
     const envelope = p === undefined || p <= 0 || p >= 1 ? 0 : Math.sin(Math.PI * p);
     const executed = Float64Array.from(out.targets);
-    joints.forEach((j, k) => { executed[j] = executed[j]! + envelope * this.offset![k]!; });
+    joints.forEach((j, k) => { executed[j] = executed[j]! + envelope * this.offset[k]!; });
     return executed;
   }
 
