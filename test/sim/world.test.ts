@@ -59,6 +59,28 @@ test("grasp holds a block lifted 10 cm and carried 14 cm, released when the grip
   w.dispose();
 });
 
+test("a gripper closed by a ramped target (as a trajectory follower commands it) grasps and lifts the block", async () => {
+  // The twin's JointTrajectory follower moves the gripper target a little each step, so the measured
+  // width keeps up with it: the grasp must not depend on the target being ahead of the measured width.
+  const w = await SimWorld.create({ profile });
+  const id = w.addObject(block([0.45, 0.3, 0.77]));
+  moveTo(w, "left", [0.45, 0.3, 0.90], 0.08, 240);
+  moveTo(w, "left", [0.45, 0.3, 0.772], 0.08, 120);
+  const g = w.armJointIndices("left").gripper;
+  for (let i = 0; i < 200; i++) {
+    const t = w.jointTargets();
+    t[g] = Math.max(0, w.jointPositions()[g]! - 0.0004);
+    w.setJointTargets(t);
+    w.step();
+  }
+  assert.equal(w.heldObject("left"), id, "not held after a ramped close on it");
+  const width = w.jointPositions()[g]!;
+  assert.ok(Math.abs(width - 0.04) < 0.004, `gripper stopped at ${width} m, block is 0.04 m wide`);
+  moveTo(w, "left", [0.45, 0.3, 0.872], 0.0, 120);
+  assert.ok(Math.abs(w.objectPose(id).position[2] - 0.87) < 0.01, `block z ${w.objectPose(id).position[2]} after a 10 cm lift`);
+  w.dispose();
+});
+
 test("closing on nothing grasps nothing; a block touched by one finger only is not grasped", async () => {
   const w = await SimWorld.create({ profile });
   const id = w.addObject(block([0.45, 0.3 + 0.05, 0.77]));

@@ -133,7 +133,7 @@ export class SimWorld implements SimWorldApi {
     trackTargets(this.measured, this.targets, this.limits, this.dtS, this.velocity, this.floor);
     for (const arm of this.arms) poseArm(arm, arm.jointIdx.map((i) => this.measured[i]!), this.measured[arm.gripperIdx]!);
     this.world.step();
-    for (const arm of this.arms) this.grasp.update(arm, this.measured[arm.gripperIdx]!, this.targets[arm.gripperIdx]!);
+    for (const arm of this.arms) this.grasp.update(arm, this.measured[arm.gripperIdx]!, this.targets[arm.gripperIdx]!, this.velocity[arm.gripperIdx]!);
     this.steps++;
   }
 

@@ -1,5 +1,6 @@
 /**
- * Grasping: when an arm's gripper is closing and both fingers touch the same dynamic object, a
+ * Grasping: when an arm's gripper is closing (commanded below its width, or moving inward as it
+ * does under a trajectory follower whose target the width keeps up with) and both fingers touch the same dynamic object, a
  * fixed impulse joint is made between the hand body and the object at their current relative
  * pose (contacts between them disabled) and the gripper stops at that width; the joint is
  * removed as soon as the gripper is commanded open past the grasp width.
@@ -55,14 +56,14 @@ export class GraspManager {
     return out.sort((a, b) => a - b);
   }
 
-  /** Called after each physics step with the arm's measured and commanded gripper widths. */
-  update(arm: ArmBodies, widthM: number, targetWidthM: number): void {
+  /** Called after each physics step with the arm's measured and commanded gripper widths and its width rate (m/s). */
+  update(arm: ArmBodies, widthM: number, targetWidthM: number, widthRateMps: number): void {
     const h = this.held_.get(arm);
     if (h) {
       if (targetWidthM > h.widthM + RELEASE_MARGIN_M) this.release(arm, h);
       return;
     }
-    if (!(targetWidthM < widthM - 1e-6)) return; // not closing
+    if (!(targetWidthM < widthM - 1e-6 || widthRateMps < 0)) return; // not closing
     const a = this.touching(arm.fingers[0]);
     if (a.length === 0) return;
     const b = new Set(this.touching(arm.fingers[1]));
