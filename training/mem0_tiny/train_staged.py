@@ -32,6 +32,28 @@ from model import Dims, Mem0Tiny, Perception
 from train import focal_bce
 
 AUX_CENTRE = torch.tensor([0.5, 0.0, 0.8])
+PHASES = 4  # collect.ts PHASES: to-centre, press, put-back, done
+
+
+def original_mat(first_xy):
+    """Index of Put Back Block's starting mat from the block's first (x, y): the mats lie at x 0.40 | 0.62 and
+    y +0.2 | -0.2 (+-2 cm jitter), in src/sim/tasks/put-back-block.ts's order."""
+    return (first_xy[:, 0] > 0.51).long() + 2 * (first_xy[:, 1] < 0).long()
+
+
+class MemoryAux(torch.nn.Module):
+    """Training-only read-outs of the memory summary (not exported): the block's starting mat, which only the
+    anchor still shows after the block has left it, and the task phase (to-centre / press / put-back / done),
+    which after the press only the memory can tell. Their losses make the summary carry what the action head
+    needs; their accuracies say whether it does."""
+
+    def __init__(self, d):
+        super().__init__()
+        self.net = torch.nn.Sequential(torch.nn.Linear(d.summary_tokens * d.feature_dim, 64), torch.nn.ReLU(), torch.nn.Linear(64, 4 + PHASES))
+
+    def forward(self, summary):
+        out = self.net(summary.flatten(1))
+        return out[:, :4], out[:, 4:]
 AUX_SCALE = 10.0  # block position in decimetres around the workspace centre
 
 
@@ -208,13 +230,18 @@ def train_policy(args):
     if init:
         model.load_state_dict(init["state_dict"])
     model.encoder.perception.load_state_dict(perception.state_dict())
+    memory_aux = MemoryAux(d)
+    if init and "memory_aux" in init:
+        memory_aux.load_state_dict(init["memory_aux"])
+    mat = original_mat(data.aux[data.seg_start, :2])
+    phase = data.aux[:, 4].long().clamp(0, PHASES - 1)
     for p in model.encoder.perception.parameters():
         p.requires_grad_(False)
     instruction = data.metas[0]["instruction"]
     tokens = torch.from_numpy(vocab.tokens(instruction, "policy"))[None, :]
     state_n = (data.state - stats["state_mean"]) / stats["state_std"]
     target = (offsets - stats["action_mean"]) / stats["action_std"]
-    params = [p for p in model.parameters() if p.requires_grad]
+    params = [p for p in model.parameters() if p.requires_grad] + list(memory_aux.parameters())
     opt = torch.optim.AdamW(params, lr=args.lr, weight_decay=1e-4)
     pos = data.end_label.sum().item()
     pos_weight = torch.tensor((data.n - pos) / max(pos, 1.0))
@@ -245,7 +272,9 @@ def train_policy(args):
         xt = (1 - tau[:, :, None]) * noise + tau[:, :, None] * x1
         v = model.action_head(xt, tau, state_n[idx].repeat(args.flow_samples, 1), summary.repeat(args.flow_samples, 1, 1))
         flow = ((v - (x1 - noise)) ** 2).mean()
-        loss = flow + args.cls_weight * cls
+        mat_logits, phase_logits = memory_aux(summary)
+        mem = Fn.cross_entropy(mat_logits, mat[idx]) + Fn.cross_entropy(phase_logits, phase[idx])
+        loss = flow + args.cls_weight * cls + args.memory_aux * mem
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
@@ -253,13 +282,16 @@ def train_policy(args):
         step += 1
         if step % 100 == 0:
             line = {"step": prior["steps"] + step, "s": round(prior["seconds"] + time.time() - start, 1),
-                    "cpu_s": round(prior["cpu_seconds"] + time.process_time() - cpu0, 1), "flow": round(flow.item(), 4), "cls": round(cls.item(), 4)}
+                    "cpu_s": round(prior["cpu_seconds"] + time.process_time() - cpu0, 1), "flow": round(flow.item(), 4), "cls": round(cls.item(), 4),
+                    "mat_acc": round((mat_logits.argmax(1) == mat[idx]).float().mean().item(), 3),
+                    "phase_acc": round((phase_logits.argmax(1) == phase[idx]).float().mean().item(), 3)}
             log.append(line)
             print(json.dumps(line), flush=True)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     torch.save({
         "dims": d.as_dict(), "state_dict": model.state_dict(), "stats": {k: v.tolist() for k, v in stats.items()},
         "vocabulary": {"max_length": vocab.max_length, "pad_id": vocab.pad_id, "vocabulary": vocab.vocabulary},
+        "memory_aux": memory_aux.state_dict(), "memory_aux_weight": args.memory_aux,
         "ablation": {"anchor": use_anchor, "window": use_window}, "action_reference": "state", "action_norm": "mean_std",
         "recipe": "perception-first DAgger (train_staged.py)", "perception": {"path": args.perception, "train": pckpt["train"]},
         "train": {"steps": prior["steps"] + step, "seconds": round(prior["seconds"] + time.time() - start, 1),
@@ -288,6 +320,7 @@ def main():
     ap.add_argument("--jitter", type=float, default=0.05)
     ap.add_argument("--flow-samples", type=int, default=4)
     ap.add_argument("--cls-weight", type=float, default=0.5)
+    ap.add_argument("--memory-aux", type=float, default=0.3, help="policy: weight of the summary's starting-mat and phase read-outs (0: off)")
     ap.add_argument("--no-anchor", action="store_true")
     ap.add_argument("--no-window", action="store_true")
     ap.add_argument("--threads", type=int, default=1)

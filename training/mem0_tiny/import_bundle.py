@@ -1,0 +1,111 @@
+"""Rebuilds a training checkpoint (train_staged.py's format) and its perception checkpoint from a shipped
+perception-first mem0-tiny bundle, so DAgger can continue from the bundle when the checkpoints are gone
+(they live outside git). The weights come from the ONNX initializers; torch.onnx folds the memory's
+3-D linears into MatMul on transposed constants and its type embeddings into Add constants, so those
+are mapped through the graph node that consumes them. export.py's parity inputs then check the result:
+the rebuilt model must reproduce the bundle's parity.json.
+
+  /usr/bin/python3 training/mem0_tiny/import_bundle.py policies/mem0-tiny runs/it3.pt runs/perception.pt
+"""
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+import onnx
+import torch
+import yaml
+from onnx import numpy_helper
+
+from export import parity
+from model import Dims, Mem0Tiny, Perception
+
+# Memory constants torch.onnx renamed: the consuming node -> (parameter, transform).
+MEMORY_ADDS = {"/Add": "kinds.1", "/Add_2": "kinds.0", "/Add_3": "kinds.2", "/Add_4": "queries"}
+
+
+def initializers(path, rename_matmuls=False):
+    """name -> tensor of one ONNX file; with `rename_matmuls` the folded constants get their parameter names."""
+    model = onnx.load(path)
+    values = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in model.graph.initializer}
+    if not rename_matmuls:
+        return values
+    out = {k: v for k, v in values.items() if not k.startswith("onnx::")}
+    kinds = {}
+    for node in model.graph.node:
+        for name in node.input:
+            if not name.startswith("onnx::") or name not in values:
+                continue
+            if node.op_type == "MatMul":  # /blocks.0/q/MatMul -> blocks.0.q, /blocks.0/mlp/mlp.0/MatMul -> blocks.0.mlp.0
+                parts = node.name.strip("/").split("/")
+                out[f"{parts[0]}.{parts[-2]}.weight"] = values[name].T.contiguous()
+            elif node.op_type == "Add" and node.name in MEMORY_ADDS:
+                target = MEMORY_ADDS[node.name]
+                if target.startswith("kinds."):
+                    kinds[int(target[-1])] = values[name].reshape(-1)
+                else:
+                    out[target] = values[name].reshape(-1, values[name].shape[-1])
+            else:
+                raise SystemExit(f"{path}: constant {name} consumed by {node.op_type} {node.name}: unknown to this importer")
+    out["kinds"] = torch.stack([kinds[i] for i in range(3)])
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("bundle")
+    ap.add_argument("out", help="the policy checkpoint to write")
+    ap.add_argument("perception_out", help="the perception checkpoint to write")
+    args = ap.parse_args()
+    with open(os.path.join(args.bundle, "policy.yaml")) as f:
+        m = yaml.safe_load(f)
+    if m.get("action_reference") != "state" or m["normalization"]["action"]["kind"] != "mean_std":
+        raise SystemExit(f"{args.bundle}: not a perception-first bundle (action_reference {m.get('action_reference')}, action normalization {m['normalization']['action']['kind']})")
+    parts = {k: initializers(os.path.join(args.bundle, m["models"][k]["file"]), rename_matmuls=(k == "memory"))
+             for k in ["encoder", "memory", "classifier", "action_head"]}
+    enc = parts["encoder"]
+    d = Dims(cameras=len(m["cameras"]), height=m["image"]["height"], width=m["image"]["width"], state_dim=m["state_dim"],
+             action_dim=m["action_dim"], max_tokens=m["tokenizer"]["max_length"], vocab_size=enc["embedding.weight"].shape[0],
+             feature_dim=m["memory"]["feature_dim"], window=m["memory"]["window"], summary_tokens=m["memory"]["summary_tokens"],
+             horizon=m["horizon"], hidden=parts["action_head"]["net.0.weight"].shape[0], keypoints=enc["perception.maps.weight"].shape[0],
+             encoder="perception", perception_dim=enc["perception.mlp.2.weight"].shape[0])
+    model = Mem0Tiny(d)
+    state = {f"{k}.{name}": v for k, vs in parts.items() for name, v in vs.items()}
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    # The grids are rebuilt from the dims; the perception's aux read-out is training-only (not exported).
+    missing = [k for k in missing if not k.endswith(".grid") and ".perception.aux." not in k]
+    if missing or unexpected:
+        raise SystemExit(f"{args.bundle}: weights do not match the model: missing {missing}, unexpected {unexpected}")
+    model.eval()
+    norm = m["normalization"]
+    stats = {"state_mean": norm["state"]["mean"], "state_std": norm["state"]["std"],
+             "action_mean": norm["action"]["mean"], "action_std": norm["action"]["std"]}
+    with open(os.path.join(args.bundle, "parity.json")) as f:
+        expected = json.load(f)
+    worst = parity_difference(model, d, m, expected)
+    if worst > 1e-4:
+        raise SystemExit(f"{args.bundle}: the rebuilt model differs from parity.json by {worst:.2e}: not imported")
+    header = open(os.path.join(args.bundle, "policy.yaml")).readline().strip("# \n")
+    train = {"steps": 0, "seconds": 0.0, "cpu_seconds": 0.0, "log": [], "imported_from": os.path.abspath(args.bundle), "bundle_header": header}
+    tok = m["tokenizer"]
+    torch.save({"dims": d.as_dict(), "state_dict": model.state_dict(), "stats": stats,
+                "vocabulary": {"max_length": tok["max_length"], "pad_id": tok["pad_id"], "vocabulary": tok["vocabulary"]},
+                "ablation": {"anchor": bool(m["memory"]["anchor"]), "window": True}, "action_reference": "state", "action_norm": "mean_std",
+                "recipe": "perception-first DAgger (train_staged.py)", "train": train}, args.out)
+    perception = Perception(d)
+    perception.load_state_dict({k[len("perception."):]: v for k, v in enc.items() if k.startswith("perception.")}, strict=False)
+    torch.save({"dims": d.as_dict(), "state_dict": perception.state_dict(), "train": train}, args.perception_out)
+    print(json.dumps({"imported": args.bundle, "out": args.out, "perception": args.perception_out, "parity_max_abs_diff": worst}))
+
+
+def parity_difference(model, d, m, expected):
+    """Largest absolute difference between the rebuilt model's parity outputs and the bundle's parity.json."""
+    got = parity(model, d, m)
+    pairs = [(got["chunk"], expected["chunk"])] + [(g[k], e[k]) for g, e in zip(got["steps"], expected["steps"])
+                                                   for k in ["image_feature", "text_feature", "summary", "logit"]]
+    return max(float(np.max(np.abs(np.asarray(a, np.float64) - np.asarray(b, np.float64)))) for a, b in pairs)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
