@@ -3,16 +3,22 @@
  * a real websocket server on the real framing) misbehaves at a chosen call; the real episode loop,
  * safety filter and sim arm run in lock-step (test/control/faultSimRig.ts). For each fault: a hold
  * whose event names the cause, no command or measured joint outside the limits. Then a whole run
- * (runTrial): the server dies mid-episode and comes back; the next episodes run.
+ * (runTrial on the twin, and runHardwareTrial with the twin as the robot outside the trial): the
+ * server dies mid-episode and comes back; the next episodes run.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { LocalBus } from "../../src/bus/local.js";
 import { loadRunConfig } from "../../src/config/loaders.js";
 import { loadRemotePolicy } from "../../src/policy/remote/definition.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
+import { SimNode } from "../../src/sim/node/SimNode.js";
+import { getTask } from "../../src/sim/tasks/index.js";
+import { runHardwareTrial } from "../../src/trial/hardwareTrial.js";
+import { SimJudge } from "../../src/trial/operator.js";
 import { runTrial } from "../../src/trial/runTrial.js";
 import { limitViolations, runSimFault } from "../control/faultSimRig.js";
 import { FakePolicyServer, type Fault } from "../fakes/policyServer.js";
@@ -94,6 +100,55 @@ test("remote server dies mid-episode and comes back: the run goes on to the next
       assert.ok(events.some((e) => e.event === "remote_connection" && e.what === "connect_failed" && e.episode === 1), "reconnect attempts while the server was down");
       for (const e of ends.slice(1)) assert.equal(e.steps, 15, `episode ran to its step limit: ${JSON.stringify(e)}`);
     } finally {
+      rmSync(bundle, { recursive: true, force: true });
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+});
+
+test("hardware trial path: the server dies mid-episode, the arm holds, the episode ends naming the cause, the next one runs once it is back", { timeout: 120_000 }, async () => {
+  let server!: FakePolicyServer;
+  let back: Promise<void> | null = null;
+  const fault = (op: string, n: number): Fault | null => {
+    if (op !== "observe" || n !== FAULT_CALL || back) return null;
+    back = server.stop().then(() => new Promise((r) => setTimeout(r, 1500))).then(() => server.start());
+    return "close";
+  };
+  await withServer(fault, async (s) => {
+    server = s;
+    const bundle = writeRemoteBundle(server.url, { timeout_ms: 500, reconnect: { initial_ms: 100, max_ms: 400, give_up_s: 20 } });
+    const out = mkdtempSync(join(tmpdir(), "engram-remote-hw-"));
+    // The robot outside the trial: the twin in real time on the bus, as in test/trial/hardwareTrial.test.ts.
+    const bus = new LocalBus();
+    const run = loadRunConfig("launch/x-one.yaml");
+    const robot = loadRobotProfile(run.robotPath);
+    const node = await SimNode.create({ bus, robot, physicsHz: 240, controlHz: 10, log: () => {} });
+    node.reset({ task: getTask("put-back-block"), seed: 3 });
+    const stopSim = new AbortController();
+    const sim = node.runRealtime(stopSim.signal);
+    const judge = new SimJudge(bus, () => {});
+    try {
+      const summary = await runHardwareTrial({
+        run, robot, policyPath: bundle, task: "put-back-block", instruction: "press the button", subtasks: [],
+        episodes: 2, seed: 5, outDir: out, bus, judge, maxSteps: 15, topicTimeoutMs: 20_000,
+      });
+      await back;
+      const events = readFileSync(join(out, "events.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+      assert.equal(summary.aborted ?? null, null, "the run was not aborted");
+      assert.equal(summary.episodes, 2);
+      const ends = events.filter((e) => e.event === "episode_end");
+      assert.deepEqual(ends.map((e) => e.outcome), ["aborted", "failure"]);
+      assert.match(String(ends[0]!.reason), /policy server ws:\/\/127\.0\.0\.1:\d+: server closed the connection/);
+      assert.ok(events.some((e) => e.event === "safety_hold" && e.episode === 0 && /closed the connection/.test(String(e.details))), "episode 0 held, naming the cause");
+      assert.ok(events.some((e) => e.event === "remote_connection" && e.what === "connect_failed" && e.episode === 1), "reconnect attempts while the server was down");
+      assert.equal(ends[1]!.steps, 15, "episode 1 ran to its step limit");
+      assert.ok(events.some((e) => e.event === "remote_chunk" && e.episode === 1), "episode 1 got chunks from the server that came back");
+    } finally {
+      judge.close();
+      stopSim.abort();
+      await sim;
+      node.close();
+      await bus.close();
       rmSync(bundle, { recursive: true, force: true });
       rmSync(out, { recursive: true, force: true });
     }
