@@ -69,6 +69,10 @@ export async function runEpisodeLoop(o: EpisodeLoopOptions): Promise<EpisodeLoop
         baseTick = k + 1;
       } else if (!waiting && (o.wallPaced ? performance.now() > wallDue + periodMs : o.realtime && o.bus.clock.nowNs() > tickNs + periodNs)) {
         res.lateTicks++;
+        // Late from waiting on the policy: on time but for this tick's observe + act wait.
+        const t = res.timings[res.timings.length - 1]!;
+        const overMs = o.wallPaced ? performance.now() - (wallDue + periodMs) : Number(o.bus.clock.nowNs() - tickNs - periodNs) / 1e6;
+        if (overMs <= t.observeMs + t.actMs) res.lateOnPolicy++;
       }
       return { k, end };
     })),

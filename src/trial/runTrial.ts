@@ -165,8 +165,8 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
           records.push(record);
           for (const t of loop.timings) tickMs.push(tickBusyMs(t));
           late += loop.lateTicks;
-          // Per-tick figures, so `engram merge` recomputes the tick percentiles of merged slices exactly.
-          files.appendSide("ticks.jsonl", JSON.stringify({ episode: i, tick_ms: loop.timings.map(tickBusyMs), late: loop.lateTicks }) + "\n");
+          // Per-tick figures (and the late ticks from waiting on the policy, the wait for its first chunk), so `engram merge` recomputes the tick percentiles of merged slices exactly.
+          files.appendSide("ticks.jsonl", JSON.stringify({ episode: i, tick_ms: loop.timings.map(tickBusyMs), late: loop.lateTicks, late_on_policy: loop.lateOnPolicy, first_chunk_ms: loop.firstChunk && Math.round(loop.firstChunk.waitMs * 10) / 10 }) + "\n");
           if (i === 0) files.writeSide("logits-episode-0.json", JSON.stringify({ logits: loop.logits, declared: loop.declaredEnds, truth: record.true_ends }));
           o.onEpisode?.(record, i);
         } finally {
