@@ -171,7 +171,7 @@ export class RemotePolicy implements Policy {
         pending = null;
         continue;
       }
-      if (!pending) this.roundTripsMs.push(roundTripMs);
+      this.roundTripsMs.push(roundTripMs); // prefetched ones too: arrivedMs is their true arrival, so the lead follows the server as it slows down or recovers
       if (this.roundTripsMs.length > 50) this.roundTripsMs.shift();
       this.nextChunkStep = k + Math.min(this.executeSteps, aligned.horizon);
       this.opts.onRemoteEvent?.({ kind: "chunk", step: k, fromStep: req.step, dropped: aligned.dropped, waitedMs: performance.now() - t0, roundTripMs, prefetched: pending !== null });
