@@ -7,7 +7,10 @@
 #   3. export the bundle and evaluate it closed loop on held-out seeds (1000+) with `engram run`;
 #   4. append the learning-curve line to $ROOT/curve.jsonl.
 # Iteration 0 (ITER=0) has no policy to roll out: it records expert episodes (BETA=1) and trains the
-# perception stage first. Data, checkpoints and runs stay under $ROOT (out of git).
+# perception stage first (unless $ROOT/runs/perception.pt exists). Data, checkpoints and runs stay under
+# $ROOT (out of git). Without the last iteration's checkpoint, continue from a shipped bundle:
+#   /usr/bin/python3 training/mem0_tiny/import_bundle.py policies/mem0-tiny data/dagger/runs/it1.pt data/dagger/runs/perception.pt
+#   cp -r policies/mem0-tiny data/dagger/bundles/it1     # then ITER=2 ...
 #
 #   ITER=0 EPISODES=100 bash training/mem0_tiny/dagger.sh          # expert data, perception, first policy
 #   ITER=1 EPISODES=30 BETA=0.5 bash training/mem0_tiny/dagger.sh  # then ITER=2 BETA=0.25, ITER=3 BETA=0 ...
@@ -37,7 +40,7 @@ t0=$(date +%s)
 npx tsx training/mem0_tiny/collect.ts --policy "$rollout" --episodes "$EPISODES" --seed "$SEED" --beta "$BETA" \
   --out "$ROOT/it$ITER" --name "it$ITER" | tail -1 | tee "$ROOT/runs/collect-it$ITER.json"
 t1=$(date +%s)
-if [ "$ITER" = 0 ]; then
+if [ "$ITER" = 0 ] && [ ! -f "$ROOT/runs/perception.pt" ]; then
   $PY training/mem0_tiny/train_staged.py perception --data "$ROOT/it0" --out "$ROOT/runs/perception.pt" --minutes "$PERCEPTION_MIN" --batch 32 --lr 2e-3
 fi
 init=()

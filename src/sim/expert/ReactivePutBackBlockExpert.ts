@@ -109,7 +109,11 @@ export class ReactivePutBackBlockExpert implements ReactiveExpert {
   private targetsFor(world: SimWorldApi, previous: Float64Array, cmd: ArmCommand, idle: string[]): Float64Array {
     const t = Float64Array.from(previous);
     const { joints, gripper } = world.armJointIndices(this.arm);
-    const ik = world.solveIk(this.arm, { position: cmd.grasp, quaternion: topDownQuat(cmd.yawRad) });
+    // Seeded from the home posture, not the measured joints: the 7-joint arm's posture at a grasp pose then
+    // does not depend on the path there, so the joints do not tell which mat the block came from (only the
+    // anchor memory should).
+    const seed = joints.map((j) => this.home[j]!);
+    const ik = world.solveIk(this.arm, { position: cmd.grasp, quaternion: topDownQuat(cmd.yawRad) }, seed);
     if (ik.ok || ik.positionErrorM <= 0.02) joints.forEach((j, k) => { t[j] = ik.positions[k]!; });
     t[gripper] = cmd.gripperM;
     for (const arm of idle) {

@@ -186,11 +186,11 @@ export class SimWorld implements SimWorldApi {
     return { joints: [...a.jointIdx], gripper: a.gripperIdx };
   }
 
-  solveIk(arm: string, target: Pose3): { ok: boolean; positions: Float64Array; positionErrorM: number; rotationErrorRad: number } {
+  solveIk(arm: string, target: Pose3, seed?: ArrayLike<number>): { ok: boolean; positions: Float64Array; positionErrorM: number; rotationErrorRad: number } {
     const a = this.arm(arm);
     const t = fromPose(target);
-    const seed = a.jointIdx.map((i) => this.measured[i]!);
-    let r = a.chain.solveIk(t, seed);
+    if (seed && seed.length !== a.jointIdx.length) throw new Error(`sim: solveIk seed for arm "${arm}" has ${seed.length} values, expected ${a.jointIdx.length}`);
+    let r = a.chain.solveIk(t, seed ? Array.from(seed) : a.jointIdx.map((i) => this.measured[i]!));
     if (!r.ok) {
       // NOTE: DLS can stall near a limit; one retry from the home pose, keep the better answer.
       const home = a.jointIdx.map((i) => this.profile.home[this.names[i]!]!);

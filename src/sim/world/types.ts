@@ -95,7 +95,8 @@ export interface SimWorldApi {
    * Damped-least-squares IK for the arm's grasp frame (see graspPose) to reach `target` (world
    * frame), joint limits respected, seeded from the current joints. Returns the 7 arm joint positions.
    */
-  solveIk(arm: string, target: Pose3): { ok: boolean; positions: Float64Array; positionErrorM: number; rotationErrorRad: number };
+  /** IK from the arm's measured joints, or from `seed` (the arm's joints, its joint order) when given. */
+  solveIk(arm: string, target: Pose3, seed?: ArrayLike<number>): { ok: boolean; positions: Float64Array; positionErrorM: number; rotationErrorRad: number };
   /** Object held by the arm's gripper, if any. */
   heldObject(arm: string): ObjectId | null;
 }
