@@ -6,7 +6,7 @@ The model-specific part is an adapter object (the contract is in docs/remote-pol
   /usr/bin/python3 servers/policy_server.py --adapter my_lab.mem0:create --adapter-arg ckpt=/ckpt --device cuda
 
 Binds 127.0.0.1 unless --host says otherwise. With --token-env NAME, a client must send
-`Authorization: Api-Key <value of NAME>`. --delay-ms adds latency to every reply (latency tests).
+`Authorization: Api-Key <value of NAME>`. With --cert/--key (PEM), it serves wss:// (TLS). --delay-ms adds latency to every reply (latency tests).
 Needs Debian's python3-torch, python3-websockets (>= 10) and python3-msgpack.
 """
 import argparse
@@ -14,6 +14,7 @@ import asyncio
 import http
 import importlib
 import os
+import ssl
 import sys
 import time
 import traceback
@@ -128,9 +129,13 @@ async def serve(args, adapter):
                 else:
                     await ws.send(pack(reply))
 
-    async with websockets.serve(handler, args.host, args.port, compression=None, max_size=None, process_request=check_token) as server:
+    tls = None
+    if args.cert:
+        tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        tls.load_cert_chain(args.cert, args.key)
+    async with websockets.serve(handler, args.host, args.port, compression=None, max_size=None, process_request=check_token, ssl=tls) as server:
         port = server.sockets[0].getsockname()[1]
-        print(f"policy_server: serving {adapter.metadata()['name']} on ws://{args.host}:{port}", flush=True)
+        print(f"policy_server: serving {adapter.metadata()['name']} on {'wss' if tls else 'ws'}://{args.host}:{port}", flush=True)
         await asyncio.Future()
 
 
@@ -144,8 +149,19 @@ def main():
     ap.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1; 0.0.0.0 to serve the network)")
     ap.add_argument("--port", type=int, default=8765, help="port (0: any free port, printed on start)")
     ap.add_argument("--token-env", help="environment variable holding the token clients must send")
+    ap.add_argument("--cert", help="TLS certificate chain (PEM): serve wss:// (with --key)")
+    ap.add_argument("--key", help="TLS private key (PEM) of --cert")
     ap.add_argument("--delay-ms", type=float, default=0.0, help="added latency per reply (tests)")
+    ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: torch's default); 1 keeps a small CPU host responsive")
     args = ap.parse_args()
+    if bool(args.cert) != bool(args.key):
+        ap.error("--cert and --key go together (PEM certificate chain and its private key)")
+    for flag, path in (("--cert", args.cert), ("--key", args.key)):
+        if path and not os.path.isfile(path):
+            ap.error(f"{flag} {path}: no such file")
+    if args.threads > 0:
+        import torch
+        torch.set_num_threads(args.threads)
     adapter = build_adapter(args)
     t0 = time.perf_counter()
     try:

@@ -24,6 +24,12 @@ export interface EpisodeLoopOptions extends StageOptions {
   pace: (tickNs: bigint) => Promise<void>;
   /** Wall-clock pacing: ticks finishing after the next tick's time count as late. */
   realtime: boolean;
+  /**
+   * Lock-step twin paced at wall speed (benches): after `pace`, each tick also waits for its
+   * wall-clock time and counts late on the wall clock, so a remote policy's round trips weigh as on
+   * hardware while the sim stays deterministic.
+   */
+  wallPaced?: boolean;
   maxSteps: number;
 }
 
@@ -37,16 +43,37 @@ export async function runEpisodeLoop(o: EpisodeLoopOptions): Promise<EpisodeLoop
   const periodNs = BigInt(Math.round(1e9 / o.controlHz));
   const ep = createEpisode(o, o.bus.clock, publisherOf(o.bus, o.output));
   const unsubscribe = subscribeInputs(o, ep);
-  const startNs = o.bus.clock.nowNs();
   const res = ep.result;
+  const periodMs = 1000 / o.controlHz;
+  const wall0 = performance.now();
+  // Tick k is due at base + (k - baseTick) periods. Until the policy's first chunk is in, the arm is
+  // at rest and the episode's tick clock has not started: the tick that waited for it is not late,
+  // and the next one is due a period after the first command went out (its wait is the
+  // `first_chunk` event). In lock-step the sim base does not move: the sim stood still while waiting.
+  let base = o.bus.clock.nowNs() + periodNs, wallBase = wall0 + periodMs, baseTick = 0;
   // concatMap: one tick at a time and in order; a slow tick delays the next (counted late), never overlaps it.
   const ticks$ = range(0, o.maxSteps).pipe(
     concatMap((k) => defer(async () => {
       const w0 = performance.now();
-      await o.pace(startNs + BigInt(k + 1) * periodNs);
+      await o.pace(base + BigInt(k - baseTick) * periodNs);
+      const wallDue = wallBase + (k - baseTick) * periodMs;
+      if (o.wallPaced) await sleepMs(wallDue - performance.now());
       const tickNs = o.bus.clock.nowNs();
+      const waiting = res.firstChunk === null;
       const end = await runTick(ep, k, tickNs, performance.now() - w0);
-      if (o.realtime && o.bus.clock.nowNs() > tickNs + periodNs) res.lateTicks++;
+      if (waiting && res.firstChunk !== null) {
+        res.firstChunk.waitMs = performance.now() - wall0;
+        o.events.emit({ event: "first_chunk", step: k, wait_ms: Math.round(res.firstChunk.waitMs * 10) / 10 });
+        base = o.bus.clock.nowNs() + periodNs;
+        wallBase = performance.now() + periodMs;
+        baseTick = k + 1;
+      } else if (!waiting && (o.wallPaced ? performance.now() > wallDue + periodMs : o.realtime && o.bus.clock.nowNs() > tickNs + periodNs)) {
+        res.lateTicks++;
+        // Late from waiting on the policy: on time but for this tick's observe + act wait.
+        const t = res.timings[res.timings.length - 1]!;
+        const overMs = o.wallPaced ? performance.now() - (wallDue + periodMs) : Number(o.bus.clock.nowNs() - tickNs - periodNs) / 1e6;
+        if (overMs <= t.observeMs + t.actMs) res.lateOnPolicy++;
+      }
       return { k, end };
     })),
     takeWhile(({ end }) => end === null, true),
@@ -115,6 +142,10 @@ function subscribeInputs(o: EpisodeLoopOptions, ep: Episode): () => void {
     }));
   }
   return () => { for (const u of unsubscribes) u(); };
+}
+
+function sleepMs(ms: number): Promise<void> {
+  return ms > 0 ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve();
 }
 
 /** Advertises the output adapter's topics; returns the function that encodes and publishes one command. */

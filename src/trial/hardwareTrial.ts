@@ -105,6 +105,9 @@ export async function runHardwareTrial(o: HardwareTrialOptions): Promise<RunSumm
     };
     let interventions = 0;
     events.onEvent((e) => { if (e.event === "safety_intervention" || e.event === "safety_hold") interventions++; });
+    // A remote policy's fault ends its episode, not the run (runStopReason).
+    let remoteFault = false;
+    events.onEvent((e) => { if (e.event === "remote_fault") remoteFault = true; });
     await waitForRobot(bus, o.robot, policy.spec.cameras, o.topicTimeoutMs ?? 10_000, o.signal);
 
     // One e-stop latch for the whole run: a latched stop outlives its episode until /engram/resume.
@@ -124,6 +127,7 @@ export async function runHardwareTrial(o: HardwareTrialOptions): Promise<RunSumm
         // The recording is closed whatever happens in the episode: what it holds stays readable.
         try {
           interventions = 0;
+          remoteFault = false;
           const start0 = clock.nowNs();
           await policy.reset({ task: task.id, episode: i, seed, instruction: o.instruction, complexity });
           if (task.tmc === "M1") policy.setInstruction(o.instruction);
@@ -163,7 +167,8 @@ export async function runHardwareTrial(o: HardwareTrialOptions): Promise<RunSumm
           o.judge.endEpisode();
           events.emit({ event: "episode_end", outcome: end.kind, steps: loop.steps, reason: end.kind === "success" ? null : end.reason });
           // Aborted by the loop (error, dead planner) or an interrupt, not by the judge's `a`: the run ends.
-          const stopReason = o.judge.verdict === "aborted" ? null : runStopReason(loop.end, plannerDown);
+          // The operator resets the scene before the next episode, whose reset() waits for a policy server that went away.
+          const stopReason = o.judge.verdict === "aborted" ? null : runStopReason(loop.end, plannerDown, remoteFault);
           if (stopReason !== null) aborted = { episode: i, reason: stopReason, interrupted: o.signal?.aborted === true };
           plannerDown = loop.end.kind === "aborted" && loop.end.plannerDown === true;
           const record: EpisodeRecord = {

@@ -1,76 +1,107 @@
 /**
- * Remote-policy bench section (issue 13): 400 control ticks at 10 Hz on the wall clock against a
- * running policy server, the policy driven as the episode loop drives it (observe() every tick,
- * act() when the running chunk's execute_steps are used up), to show the latency hiding (prefetch +
- * pipelined observe). Synthetic camera tensors and state, so the figures are the policy's alone
- * (the in-process twin cannot render 3 cameras in real time on a small CPU). Needs a server:
+ * Remote-policy bench section (issue 13): one Put Back Block episode of up to 400 steps on the sim
+ * twin (launch/sim-x-one.yaml: X-One, 3 cameras at 128x96), mem0-tiny served by
+ * servers/policy_server.py over the `mem0` protocol with 150 ms added to every reply, the control
+ * loop at 10 Hz paced on the wall clock (runTrial's `wallPaced`: the twin stays lock-step and
+ * deterministic, the policy's round trips cost wall time as on hardware). The episode's tick clock
+ * starts once the first chunk is in (`first_chunk_ms`, the arm at rest until then); from there on
+ * every late tick and every hold counts.
  *
- *   /usr/bin/python3 servers/policy_server.py --checkpoint CKPT --delay-ms 150 &
- *   ENGRAM_REMOTE_BENCH_URL=ws://127.0.0.1:8765 ENGRAM_REMOTE_BENCH_BUNDLE=policies/mem0-remote npm run bench -- remote
+ *   npm run bench -- remote
  *
- * Figures: round trips (observe with 3 camera tensors, act) p50/p99, how long observe()/act() kept
- * the tick waiting, ticks late because of that, holds (act failed), stale prefetched chunks.
+ * starts the server itself on the shipped policies/mem0-tiny (its weights rebuilt into a torch
+ * checkpoint by training/mem0_tiny/import_bundle.py). ENGRAM_REMOTE_BENCH_DELAY_MS (default 150),
+ * ENGRAM_REMOTE_BENCH_SEED (default 1000), ENGRAM_REMOTE_BENCH_STEPS (default 400). Against a server
+ * already running elsewhere (its latency is whatever it is): ENGRAM_REMOTE_BENCH_URL=ws://gpu-host:8765
+ * (and ENGRAM_REMOTE_BENCH_BUNDLE, default policies/mem0-remote).
  */
-import { WallClock } from "../bus/clock.js";
-import { BIMANUAL_16D } from "../policy/mem0/layout.js";
-import { loadRemotePolicy } from "../policy/remote/definition.js";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadRunConfig } from "../config/loaders.js";
+import { percentile } from "../observe/stats.js";
+import { pythonServerMissing, SERVER_PYTHON, startPolicyServer, type LocalServer } from "../policy/remote/localServer.js";
+import { RemotePolicy } from "../policy/remote/RemotePolicy.js";
+import { loadRobotProfile } from "../robot/loadRobotProfile.js";
+import { runTrial } from "./runTrial.js";
 
-const STEPS = 400;
-const PERIOD_MS = 100;
-
-function stats(ms: number[]): { p50: number; p99: number; max: number; n: number } {
-  const s = [...ms].sort((a, b) => a - b);
-  const at = (p: number) => Math.round(s[Math.min(s.length - 1, Math.floor(p * s.length))]! * 10) / 10;
-  return { p50: at(0.5), p99: at(0.99), max: Math.round(s[s.length - 1]! * 10) / 10, n: s.length };
+function stats(ms: number[]): { p50: number; p99: number; max: number; n: number } | null {
+  if (ms.length === 0) return null;
+  const r = (v: number) => Math.round(v * 10) / 10;
+  return { p50: r(percentile(ms, 0.5)), p99: r(percentile(ms, 0.99)), max: r(Math.max(...ms)), n: ms.length };
 }
 
-/** The figures of 400 real-time ticks against ENGRAM_REMOTE_BENCH_URL. */
+function intEnv(name: string, fallback: number): number {
+  const v = process.env[name];
+  if (v === undefined || v === "") return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name}=${JSON.stringify(v)}: expected a non-negative number`);
+  return n;
+}
+
+/** Rebuilds a torch checkpoint from the shipped ONNX bundle and serves it with `delayMs` added per reply. */
+async function startShippedServer(dir: string, delayMs: number): Promise<LocalServer> {
+  const ckpt = join(dir, "mem0-tiny.pt");
+  const r = spawnSync(SERVER_PYTHON, ["training/mem0_tiny/import_bundle.py", "policies/mem0-tiny", ckpt, join(dir, "perception.pt")], { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`import_bundle.py policies/mem0-tiny failed: ${r.stderr.trim()}`);
+  return startPolicyServer(["--checkpoint", ckpt, "--port", "0", "--delay-ms", String(delayMs), "--threads", "1"]);
+}
+
+/** The figures of one wall-paced twin episode against the policy server. */
 export async function bench(): Promise<Record<string, unknown>> {
-  const url = process.env.ENGRAM_REMOTE_BENCH_URL;
-  if (!url) return { skipped: "set ENGRAM_REMOTE_BENCH_URL to a running servers/policy_server.py (and ENGRAM_REMOTE_BENCH_BUNDLE to its remote bundle)" };
+  const steps = intEnv("ENGRAM_REMOTE_BENCH_STEPS", 400), seed = intEnv("ENGRAM_REMOTE_BENCH_SEED", 1000);
+  let url = process.env.ENGRAM_REMOTE_BENCH_URL;
   const bundle = process.env.ENGRAM_REMOTE_BENCH_BUNDLE ?? "policies/mem0-remote";
-  const chunkEvents: Array<{ prefetched: boolean; dropped: number; roundTripMs: number }> = [];
-  let stale = 0;
-  const policy = loadRemotePolicy(bundle, {
-    url, actionJointNames: BIMANUAL_16D,
-    onRemoteEvent: (e) => { if (e.kind === "chunk") chunkEvents.push(e); if (e.kind === "stale_chunk") stale++; },
-  });
-  const clock = new WallClock();
-  const { width, height } = policy.spec.imageSize;
-  const image = new Float32Array(3 * width * height).map((_, i) => Math.sin(i * 0.37) * 0.9);
-  const images = Object.fromEntries(policy.spec.cameras.map((c) => [c, image]));
-  const executeSteps = policy.spec.horizon;
-  let holds = 0, remaining = 0;
-  const lateTicks: number[] = [];
+  const dir = mkdtempSync(join(tmpdir(), "engram-remote-bench-"));
+  let server: LocalServer | null = null;
+  let delayMs: number | null = null;
   try {
-    await policy.reset({ task: "bench", episode: 0, seed: 1, instruction: "press the button", complexity: "M(1)" });
-    policy.setInstruction("press the button");
-    const startNs = clock.nowNs();
-    for (let k = 0; k < STEPS; k++) {
-      const tickNs = startNs + BigInt(k * PERIOD_MS * 1e6);
-      await clock.sleepUntil(tickNs);
-      await policy.observe({ stampNs: clock.nowNs(), images, state: new Float64Array(16).map((_, i) => 0.1 * Math.sin(0.05 * k + i)) });
-      if (remaining === 0) {
-        try {
-          const chunk = await policy.act();
-          remaining = Math.min(executeSteps, chunk.horizon);
-        } catch {
-          holds++;
-        }
-      }
-      remaining = Math.max(0, remaining - 1);
-      if (clock.nowNs() > tickNs + BigInt(PERIOD_MS * 1e6)) lateTicks.push(k);
+    if (!url) {
+      const missing = pythonServerMissing(["onnx"]);
+      if (missing) return { skipped: `${missing}; or set ENGRAM_REMOTE_BENCH_URL to a running servers/policy_server.py` };
+      delayMs = intEnv("ENGRAM_REMOTE_BENCH_DELAY_MS", 150);
+      server = await startShippedServer(dir, delayMs);
+      url = server.url;
     }
-    const t = policy.timing;
+    let policy: RemotePolicy | null = null;
+    const run = loadRunConfig("launch/sim-x-one.yaml");
+    const out = join(dir, "run");
+    const summary = await runTrial({
+      run, robot: loadRobotProfile(run.robotPath), policyPath: bundle, policyUrl: url, task: "put-back-block",
+      episodes: 1, seed, outDir: out, maxSteps: steps, noRecord: true, wallPaced: true,
+      wrapPolicy: (p) => {
+        if (!(p instanceof RemotePolicy)) throw new Error(`${bundle} is not a remote policy bundle (kind: remote)`);
+        policy = p;
+        return p;
+      },
+    });
+    const events = readFileSync(join(out, "events.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const of = (name: string) => events.filter((e) => e.event === name);
+    const ticks = JSON.parse(readFileSync(join(out, "ticks.jsonl"), "utf8").trim().split("\n")[0]!) as { late: number; late_on_policy: number };
+    const chunks = of("remote_chunk");
+    const t = (policy as RemotePolicy | null)!.timing;
+    const episode = of("episode_end")[0];
+    const firstStep = Number(of("first_chunk")[0]?.step ?? 0);
     return {
-      url, bundle, steps: STEPS, cameras: policy.spec.cameras.length, image: `${width}x${height}`,
-      round_trip_ms: { observe: stats(t.observeRoundTripMs), act: stats(chunkEvents.map((c) => c.roundTripMs)) },
-      tick_wait_ms: { observe: stats(t.observeCallMs), act: stats(t.actCallMs) },
-      chunks: chunkEvents.length, prefetched_chunks: chunkEvents.filter((c) => c.prefetched).length,
-      dropped_points_mean: chunkEvents.length ? chunkEvents.reduce((a, c) => a + c.dropped, 0) / chunkEvents.length : null,
-      stale_chunks: stale, holds, late_ticks: lateTicks.length, late_tick_indices: lateTicks.slice(0, 20),
+      url, bundle, delay_ms_added: delayMs, task: "put-back-block", seed, control_hz: 10,
+      steps: episode?.steps ?? null, outcome: episode?.outcome ?? null, end_reason: episode?.reason ?? null, cameras: 3,
+      first_chunk_ms: of("first_chunk")[0]?.wait_ms ?? null,
+      late_ticks: ticks.late,
+      // Late but for their own observe + act wait; the others were late from the twin's physics and rendering (in the tick's period here) or the host's load.
+      late_ticks_from_policy: ticks.late_on_policy,
+      holds: of("safety_hold").length, hold_reasons: [...new Set(of("safety_hold").map((e) => `${String(e.reason)}: ${String(e.details ?? "")}`.slice(0, 160)))],
+      remote_faults: of("remote_fault").map((e) => String(e.reason).slice(0, 200)),
+      round_trip_ms: { observe_3_cameras: stats(t.observeRoundTripMs), act: stats(chunks.map((c) => Number(c.roundTripMs))) },
+      // From the tick after the first chunk on (that tick's waits are first_chunk_ms).
+      tick_wait_on_policy_ms: { observe: stats(t.observeCallMs.slice(firstStep + 1)), act: stats(t.actCallMs.slice(1)) },
+      tick_busy_ms: { p50: summary.tick_ms.p50, p99: summary.tick_ms.p99 },
+      chunks: chunks.length, prefetched_chunks: chunks.filter((c) => c.prefetched === true).length,
+      dropped_points_mean: chunks.length ? Math.round(chunks.reduce((a, c) => a + Number(c.dropped), 0) / chunks.length * 100) / 100 : null,
+      stale_chunks: of("remote_stale_chunk").length,
     };
   } finally {
-    await policy.close();
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -56,6 +56,12 @@ export interface TrialOptions {
    */
   cameraFrames?: "all" | "tick";
   /**
+   * Lock-step only: each tick also waits for its wall-clock time, and late ticks count on the wall
+   * clock (the remote-policy bench: the twin stays deterministic, the policy's round trips weigh as
+   * on hardware). Default false: lock-step runs as fast as the sim and the policy allow.
+   */
+  wallPaced?: boolean;
+  /**
    * Runs only these episodes of the run (0-based, in this order; seed = seed + index, MCAP
    * episodes/<index>.mcap): a shard's or a worker's share (runSlice.ts). Default 0..episodes-1.
    */
@@ -97,8 +103,7 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
     const stops = o.stops ?? new StopLatch({ safety: profile.safety });
     let interventions = 0;
     events.onEvent((e) => { if (e.event === "safety_intervention" || e.event === "safety_hold") interventions++; });
-    // A remote policy's fault (server down, slow, bad reply) ends its episode, not the run: reset() of
-    // the next one waits for the server (reconnect.give_up_s) and stops the run only if it stays away.
+    // A remote policy's fault ends its episode, not the run (runStopReason).
     let remoteFault = false;
     events.onEvent((e) => { if (e.event === "remote_fault") remoteFault = true; });
     const indices = o.episodeIndices ?? Array.from({ length: o.episodes }, (_, k) => k);
@@ -136,7 +141,7 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
           }
           events.emit({ event: "episode_start", task: task.id, seed, instruction, policy: policy.spec.name });
           const loop = await runEpisodeLoop({
-            bus, profile, layout, policy: loopPolicy, imageSpecs, controlHz, realtime: !lockstep,
+            bus, profile, layout, policy: loopPolicy, imageSpecs, controlHz, realtime: !lockstep, wallPaced: lockstep && o.wallPaced === true,
             pace: lockstep ? (ns) => node.advanceTo(ns) : (ns) => clock.sleepUntil(ns),
             complexity,
             globalTask: instruction,
@@ -153,15 +158,15 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
           });
           const record = episodeRecord(i, task.id, seed, loop, episode, task.checkpoints, (performance.now() - wall0) / 1000, Number(clock.nowNs() - sim0) / 1e9, interventions);
           events.emit({ event: "episode_end", outcome: record.outcome, steps: record.steps, reason: loop.end.kind === "success" ? null : loop.end.reason });
-          const stopReason = remoteFault && loop.end.kind === "aborted" ? null : runStopReason(loop.end, plannerDown);
+          const stopReason = runStopReason(loop.end, plannerDown, remoteFault);
           if (stopReason !== null) aborted = { episode: i, reason: stopReason, interrupted: o.signal?.aborted === true };
           plannerDown = loop.end.kind === "aborted" && loop.end.plannerDown === true;
           files.appendEpisode({ ...record, mcap: recorder ? `episodes/${i}.mcap` : null });
           records.push(record);
           for (const t of loop.timings) tickMs.push(tickBusyMs(t));
           late += loop.lateTicks;
-          // Per-tick figures, so `engram merge` recomputes the tick percentiles of merged slices exactly.
-          files.appendSide("ticks.jsonl", JSON.stringify({ episode: i, tick_ms: loop.timings.map(tickBusyMs), late: loop.lateTicks }) + "\n");
+          // Per-tick figures (and the late ticks from waiting on the policy, the wait for its first chunk), so `engram merge` recomputes the tick percentiles of merged slices exactly.
+          files.appendSide("ticks.jsonl", JSON.stringify({ episode: i, tick_ms: loop.timings.map(tickBusyMs), late: loop.lateTicks, late_on_policy: loop.lateOnPolicy, first_chunk_ms: loop.firstChunk && Math.round(loop.firstChunk.waitMs * 10) / 10 }) + "\n");
           if (i === 0) files.writeSide("logits-episode-0.json", JSON.stringify({ logits: loop.logits, declared: loop.declaredEnds, truth: record.true_ends }));
           o.onEpisode?.(record, i);
         } finally {

@@ -66,6 +66,7 @@ export async function act(ep: Episode, t: Tick): Promise<Hold | void> {
   report(ep, verdict, t.k);
   const accepted = scheduler.accept(verdict.command);
   if (accepted.kind === "hold") return accepted;
+  ep.result.firstChunk ??= { step: t.k, waitMs: 0 };
   const pending = scheduler.pending();
   const running = pending ? safety.checkChunk(pending, measured) : verdict;
   if (running.kind === "hold") return running;

@@ -63,7 +63,15 @@ export interface EpisodeLoopResult {
   end: EpisodeEnd;
   steps: number;
   timings: TickTiming[];
+  /** Ticks that finished after the next one was due, counted from the first chunk on (real-time and wall-paced loops only). */
   lateTicks: number;
+  /** Of those, the ticks that would have been on time but for their own observe + act wait on the policy. */
+  lateOnPolicy: number;
+  /**
+   * The tick whose act() returned the policy's first chunk and the wall time from the loop's start
+   * until that tick ended (the arm at rest meanwhile; the episode's tick clock starts after it). Null: no chunk yet.
+   */
+  firstChunk: { step: number; waitMs: number } | null;
   declaredEnds: number[];
   plannerLatenciesMs: number[];
   logits: number[];
@@ -127,7 +135,7 @@ export function createEpisode(o: StageOptions, clock: Clock, send: (out: Outgoin
     plannerCamera: cameras.find((c) => c.name === plannerCamera),
     layoutNames: o.layout.kind === "joint" ? o.layout.names : [...o.layout.dims],
     counter: new InterventionCounter(),
-    result: { end: { kind: "failure", reason: "step limit" }, steps: 0, timings: [], lateTicks: 0, declaredEnds: [], plannerLatenciesMs: [], logits: [], interventions: 0 },
+    result: { end: { kind: "failure", reason: "step limit" }, steps: 0, timings: [], lateTicks: 0, lateOnPolicy: 0, firstChunk: null, declaredEnds: [], plannerLatenciesMs: [], logits: [], interventions: 0 },
     finished: [],
     holding: null,
     subtask: o.globalTask,

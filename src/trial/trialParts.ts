@@ -132,10 +132,12 @@ export async function nominalTask(taskId: string, profile: RobotProfile, seed: n
 /**
  * Why an episode's end stops the run, or null when the run goes on: an abort stops it (error,
  * disk, interrupt), except a dead planner's first one: the next episode tries the planner again,
- * and the run gives up only when it fails in two episodes in a row (`plannerDownBefore`).
+ * and the run gives up only when it fails in two episodes in a row (`plannerDownBefore`); and
+ * except a remote policy's fault in the episode (`remoteFault`: server down, slow, bad reply): the
+ * next episode's reset() waits for the server (reconnect.give_up_s) and stops the run only if it stays away.
  */
-export function runStopReason(end: EpisodeEnd, plannerDownBefore: boolean): string | null {
-  if (end.kind !== "aborted" || (end.plannerDown && !plannerDownBefore)) return null;
+export function runStopReason(end: EpisodeEnd, plannerDownBefore: boolean, remoteFault = false): string | null {
+  if (end.kind !== "aborted" || remoteFault || (end.plannerDown && !plannerDownBefore)) return null;
   return end.reason;
 }
 

@@ -46,7 +46,7 @@ class OnnxAddPolicy implements Policy {
   private acts = 0;
   private readonly sessions = new Map<string, ort.InferenceSession>();
 
-  constructor(private readonly names: string[], horizon: number, private readonly biasFor: (n: number) => Float32Array, private readonly vocabulary?: string[]) {
+  constructor(private readonly names: string[], horizon: number, private readonly biasFor: (n: number) => Float32Array, private readonly vocabulary?: string[], private readonly actDelayMs?: (n: number) => number) {
     this.spec = { name: "onnx-add", cameras: ["head"], imageSize: { width: 32, height: 24 }, layout: "bimanual_16d", horizon };
   }
   async reset(_e: EpisodeInfo): Promise<void> { this.acts = 0; }
@@ -60,6 +60,8 @@ class OnnxAddPolicy implements Policy {
   }
   async act(): Promise<ActionChunk> {
     const H = this.spec.horizon, D = this.names.length;
+    const delay = this.actDelayMs?.(this.acts) ?? 0;
+    if (delay > 0) await new Promise((r) => setTimeout(r, delay)); // a slow server, in wall time
     const bias = this.biasFor(this.acts++);
     const key = Array.from(bias.subarray(0, 8)).join(",") + bias.length + bias.findIndex((v) => !Number.isFinite(v) || Math.abs(v) > 1);
     let s = this.sessions.get(key);
@@ -93,6 +95,10 @@ export interface RigOptions {
   deadman?: boolean;
   /** Drive the arm through the `stream` interface (JointState targets) instead of x-one's trajectory. */
   stream?: boolean;
+  /** Wall-clock ms act() n takes before answering (a remote policy's round trip). */
+  actDelayMs?: (n: number) => number;
+  /** Pace the lock-step ticks at wall speed too (the loop's `wallPaced`). */
+  wallPaced?: boolean;
 }
 
 /** One command the rig's arm received, with the position it was at when it arrived. */
@@ -180,7 +186,7 @@ export async function runRig(o: RigOptions): Promise<RigResult> {
   };
 
   const names = layout.names;
-  const policy = new OnnxAddPolicy(names, o.horizon, o.biasFor, o.vocabulary);
+  const policy = new OnnxAddPolicy(names, o.horizon, o.biasFor, o.vocabulary, o.actDelayMs);
   const events: EngramEvent[] = [];
   const log = new EventLog({ nowNs: () => clock.nowNs() });
   log.onEvent((e) => events.push(e));
@@ -189,7 +195,7 @@ export async function runRig(o: RigOptions): Promise<RigResult> {
     const result = await runEpisodeLoop({
       bus, profile, layout, policy,
       imageSpecs: { head: { width: 32, height: 24, mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5] } },
-      controlHz: profile.control_hz, pace, realtime: false,
+      controlHz: profile.control_hz, pace, realtime: false, wallPaced: o.wallPaced,
       complexity: o.planner ? "M(n)" : "M(1)", globalTask: "put back the block", planner: o.planner ?? null, keyMemory: true,
       scheduler: new ActionScheduler({ dim: names.length }),
       safety: filter, output: createOutput(profile, layout),

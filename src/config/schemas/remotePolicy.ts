@@ -21,6 +21,11 @@ export const remotePolicySchema = z.object({
   protocol: z.enum(["mem0", "openpi"]),
   /** Environment variable holding the server's token (sent as `Authorization: Api-Key <token>`); null: none. */
   token_env: z.string().min(1).nullable().default(null),
+  /**
+   * wss:// only: PEM file of the CA (or the self-signed certificate) that signs the server's
+   * certificate, relative to the bundle folder; null: the system's trusted CAs.
+   */
+  ca_file: z.string().min(1).nullable().default(null),
   ...policyIoFields,
   horizon: intIn(1, 1000),
   control_hz: positiveUpTo(1000).optional(),

@@ -13,6 +13,8 @@ export interface ConnectionOptions {
   url: string;
   /** Sent as `Authorization: Api-Key <token>` (openpi's header). */
   token?: string;
+  /** wss://: PEM of the CA(s) trusted for the server's certificate (default: the system's). */
+  ca?: Buffer;
   timeoutMs: number;
   reconnect: { initialMs: number; maxMs: number };
   /** Connection lifecycle, for the event log. */
@@ -77,7 +79,7 @@ export class PolicyConnection {
   private connect(): Promise<WireValue> {
     return new Promise<WireValue>((resolve, reject) => {
       const headers = this.o.token ? { Authorization: `Api-Key ${this.o.token}` } : undefined;
-      const ws = new WebSocket(this.o.url, { headers, perMessageDeflate: false, handshakeTimeout: this.o.timeoutMs });
+      const ws = new WebSocket(this.o.url, { headers, perMessageDeflate: false, handshakeTimeout: this.o.timeoutMs, ...(this.o.ca && { ca: this.o.ca }) });
       let opened = false, refused = false;
       const refuse = (reason: string) => {
         if (refused || opened) return;
@@ -90,7 +92,7 @@ export class PolicyConnection {
         reject(new Error(`policy server ${this.o.url} unreachable: ${reason}`));
       };
       ws.on("unexpected-response", (_req, res) => refuse(`HTTP ${res.statusCode} on the websocket upgrade${res.statusCode === 401 ? " (token missing or wrong)" : ""}`));
-      ws.on("error", (err) => { if (!opened) refuse(err.message || String(err)); else this.fail(`socket error: ${err.message}`); });
+      ws.on("error", (err) => { if (!opened) refuse(connectError(err)); else this.fail(`socket error: ${err.message}`); });
       ws.on("close", (code, reason) => {
         if (!opened) { refuse(`closed before the metadata frame (code ${code})`); return; }
         if (this.ws === ws) this.fail(`server closed the connection (code ${code}${reason.length ? `: ${reason.toString()}` : ""})`);
@@ -142,4 +144,11 @@ export class PolicyConnection {
       this.o.onEvent?.({ kind: "disconnected", url: this.o.url, reason });
     }
   }
+}
+
+/** A TLS verification failure says what to do about it; other connect errors as they are. */
+function connectError(err: Error & { code?: string }): string {
+  const msg = err.message || String(err);
+  const tls = err.code !== undefined && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ERR_SSL/.test(err.code);
+  return tls ? `TLS: ${msg} (${err.code}); the server's certificate is not trusted: give its CA (or the self-signed certificate) in the bundle's ca_file` : msg;
 }

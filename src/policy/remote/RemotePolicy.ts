@@ -9,6 +9,8 @@
  * never used past `max_chunk_age_ms`. Faults reject with the cause (the loop holds and logs it);
  * the connection reconnects with backoff, and reset() waits for the server up to `give_up_s`.
  */
+import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import type { RemotePolicyManifest } from "../../config/index.js";
 import { getLayout, layoutNames } from "../../robot/layout.js";
 import type { LayoutSpec, RobotProfile } from "../../robot/types.js";
@@ -72,7 +74,7 @@ export class RemotePolicy implements Policy {
     const token = m.token_env ? (opts.env ?? process.env)[m.token_env] : undefined;
     if (m.token_env && !token) throw new Error(`${where}: token_env: environment variable ${m.token_env} is not set (it holds the policy server's token)`);
     this.conn = new PolicyConnection({
-      url: this.url, token, timeoutMs: m.timeout_ms, reconnect: { initialMs: m.reconnect.initial_ms, maxMs: m.reconnect.max_ms },
+      url: this.url, token, ca: m.ca_file ? readCa(m.ca_file, where) : undefined, timeoutMs: m.timeout_ms, reconnect: { initialMs: m.reconnect.initial_ms, maxMs: m.reconnect.max_ms },
       onEvent: (e) => opts.onRemoteEvent?.({ kind: "connection", what: e.kind, url: e.url, reason: e.reason, attempt: e.attempt }),
     });
     this.layout = actionLayout(m, opts, where);
@@ -169,7 +171,7 @@ export class RemotePolicy implements Policy {
         pending = null;
         continue;
       }
-      if (!pending) this.roundTripsMs.push(roundTripMs);
+      this.roundTripsMs.push(roundTripMs); // prefetched ones too: arrivedMs is their true arrival, so the lead follows the server as it slows down or recovers
       if (this.roundTripsMs.length > 50) this.roundTripsMs.shift();
       this.nextChunkStep = k + Math.min(this.executeSteps, aligned.horizon);
       this.opts.onRemoteEvent?.({ kind: "chunk", step: k, fromStep: req.step, dropped: aligned.dropped, waitedMs: performance.now() - t0, roundTripMs, prefetched: pending !== null });
@@ -225,6 +227,15 @@ export class RemotePolicy implements Policy {
 /** A promise that never rejects: the error becomes its value (awaited later, or never, without an unhandled rejection). */
 function settle<T>(p: Promise<T>): Promise<T | Error> {
   return p.catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+}
+
+/** The PEM of `ca_file` (relative to the bundle folder), or an error naming the manifest and the file. */
+function readCa(caFile: string, where: string): Buffer {
+  const path = resolve(dirname(where), caFile);
+  let pem: Buffer;
+  try { pem = readFileSync(path); } catch (err) { throw new Error(`${where}: ca_file: cannot read ${path}: ${(err as Error).message}`); }
+  if (!pem.includes("-----BEGIN CERTIFICATE-----")) throw new Error(`${where}: ca_file: ${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  return pem;
 }
 
 function actionLayout(m: RemotePolicyManifest, opts: RemoteOptions, where: string): LayoutSpec {
