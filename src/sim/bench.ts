@@ -6,6 +6,7 @@
  * real-time factors, render ms per camera frame, physics µs per step, plus the renderer's own
  * figures (src/sim/render/bench.ts).
  */
+import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { SimClock } from "../bus/clock.js";
 import { LocalBus } from "../bus/local.js";
@@ -13,6 +14,8 @@ import { loadRobotProfile } from "../robot/index.js";
 import { bench as renderBench } from "./render/bench.js";
 import { SimNode } from "./node/SimNode.js";
 import { getTask } from "./tasks/index.js";
+
+const round2 = (x: number): number => Math.round(x * 100) / 100;
 
 function percentile(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -64,6 +67,10 @@ async function episode(cameras: boolean, seed: number, renderWorkers = 0, camera
 
 /** Runs the sim benchmark; see the module comment. */
 export async function bench(): Promise<Record<string, unknown>> {
+  // CPU seconds count every thread of the process (render workers, sharp's, V8's GC and compiler
+  // threads) and still grow when other processes share the cores (caches, memory bandwidth): the load
+  // average says how busy the machine was.
+  const loadBefore = loadavg()[0]!;
   // Recording first: its 1104 frames warm the renderer's JIT, as the first episodes of a long evaluation do.
   const withCameras = await episode(true, 100);
   const evaluation = await episode(true, 100, 0, "tick");
@@ -79,5 +86,6 @@ export async function bench(): Promise<Record<string, unknown>> {
     with_cameras_3_render_workers: withCamerasWorkers,
     without_cameras: noCameras,
     render: await renderBench(),
+    load_avg_1m: { before: round2(loadBefore), after: round2(loadavg()[0]!) },
   };
 }

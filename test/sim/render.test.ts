@@ -162,6 +162,35 @@ test("the frame's buffers are reused between renders and cleared each time", () 
   assert.throws(() => renderCamera([], { ...CAM, width: 320 }, frame), /render frame is 640x480 but camera is 320x480/);
 });
 
+test("a frame holding anything renders the same bytes as a fresh one (the lazy clear reaches every pixel)", () => {
+  // Overlapping shapes, edges that end inside 16-pixel chunks, widths that are no multiple of 4 or 16,
+  // an rgb view at an odd byte offset (no 32-bit words), with and without metric depth.
+  const meshes: RenderMesh[] = [
+    boxMesh([0.25, 0.2, 0.02], { position: [0.1, 0.05, 1.2], quaternion: quatFromAxisAngle([1, 0.3, 0], 0.9) }, [150, 110, 70]),
+    cylinderMesh(0.06, 0.1, at(-0.1, 0.02, 1), [40, 180, 60], 11),
+    sphereMesh(0.05, at(0.08, -0.06, 0.9), [220, 40, 40], 9, 5),
+    boxMesh([0.03, 0.2, 0.03], at(0.02, 0, 1.05), [60, 60, 70]),
+  ];
+  for (const [width, height] of [[37, 23], [101, 64], [640, 480]]) {
+    const cam: RenderCamera = { width, height, fx: width * 0.8, fy: width * 0.8, cx: width / 2 - 0.5, cy: height / 2 - 0.5, worldFromCamera: IDENTITY };
+    for (const depth of [true, false]) {
+      const fresh = renderCamera(meshes, cam, undefined, { depth });
+      const dirty = createRenderFrame(width, height);
+      for (let i = 0; i < dirty.rgb.length; i++) dirty.rgb[i] = (i * 7919) & 255;
+      for (let i = 0; i < dirty.depth.length; i++) dirty.depth[i] = i % 3 === 0 ? 1e9 : i * 0.37;
+      const odd = { ...createRenderFrame(width, height), rgb: new Uint8Array(new ArrayBuffer(width * height * 3 + 4), 1, width * height * 3).fill(9) };
+      for (const frame of [dirty, odd]) {
+        renderCamera(meshes, cam, frame, { depth });
+        const where = `${width}x${height}, depth ${depth}, rgb at byte ${frame.rgb.byteOffset}`;
+        assert.ok(Buffer.from(frame.rgb).equals(Buffer.from(fresh.rgb)), `${where}: rgb differs from a fresh frame's`);
+        assert.ok(Buffer.from(frame.depth.buffer, frame.depth.byteOffset, frame.depth.byteLength)
+          .equals(Buffer.from(fresh.depth.buffer, fresh.depth.byteOffset, fresh.depth.byteLength)), `${where}: depth differs from a fresh frame's`);
+      }
+      if (depth) assert.ok(!isBackground(fresh, width >> 1, height >> 1) && isBackground(fresh, 0, 0), `${width}x${height}: the scene covers the centre, not the corner`);
+    }
+  }
+});
+
 test("cameraFromCalibration composes the parent pose with the extrinsics and reads K", () => {
   const parent: Pose3 = { position: [0.2, -0.1, 1.1], quaternion: quatFromAxisAngle([0.3, 1, 0.2], 0.7) };
   const extrinsics: Pose3 = { position: [0.05, 0.02, 0.1], quaternion: quatFromAxisAngle([1, 0, 0], -2.2) };

@@ -3,30 +3,79 @@
  * exact integer edge functions on a 1/SUB-pixel grid with the top-left fill rule, per-row spans
  * solved from the edge functions, and a z-buffer of 1/z (linear in screen space, so interpolating
  * it is perspective-correct). Pixel (u, v) is sampled at its centre, integer coordinates (ROS).
+ *
+ * The frame is cleared lazily, per chunk of 2^CHUNK_BITS pixels of a row: a chunk is "untouched"
+ * until a span first reaches it (its pixels then start as background with 1/z = 0), and `finish()`
+ * clears the chunks no span reached. Where a span crosses untouched chunks every 1/z > 0 passes the
+ * depth test against that 0, so those pixels are written without it, their colour four pixels (three
+ * 32-bit words) at a time: the same image as clearing first and testing each pixel, with one write
+ * per pixel instead of two, and, meshes being drawn front to back, most of a frame's pixels.
  */
 
 const SUB = 16; // sub-pixel steps per pixel for the integer edge functions
+const CHUNK_BITS = 4; // chunks of 16 pixels
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+// NOTE: one chunk map for every Raster (cleared by each constructor): a Raster draws one frame inside
+// one synchronous renderCamera call, so two are never in use at once; saves an allocation per frame.
+let touchedScratch = new Uint8Array(0);
+
+/** An rgb8 colour as bytes and as the three little-endian words of four pixels (rgbr, gbrg, brgb). */
+interface Paint { r: number; g: number; b: number; w0: number; w1: number; w2: number }
+
+function paintOf(r: number, g: number, b: number): Paint {
+  const rgbr = (r | (g << 8) | (b << 16) | (r << 24)) >>> 0;
+  return { r, g, b, w0: rgbr, w1: ((rgbr >>> 8) | (g << 24)) >>> 0, w2: ((rgbr >>> 16) | (g << 16) | (b << 24)) >>> 0 };
+}
 
 /** Scan-converts screen-space triangles into one frame's buffers with the current flat colour. */
 export class Raster {
   /** Triangles that reached scan conversion (non-empty bounding box on the image) since construction. */
   count = 0;
-  private r = 0;
-  private g = 0;
-  private b = 0;
+  private paint: Paint = paintOf(0, 0, 0);
+  private readonly background: Paint;
   private readonly W: number;
   private readonly H: number;
   private readonly rgb: Uint8Array;
+  /** rgb as 32-bit words (null where the words would not be little-endian or aligned). */
+  private readonly rgb32: Uint32Array | null;
   private readonly zbuf: Float32Array;
+  /** Per row and chunk (row-major), 1 once a span has reached the chunk (its pixels are initialised). */
+  private readonly touched: Uint8Array;
+  private readonly chunksPerRow: number;
 
-  /** `depth` is the z-buffer, holding 1/z (0 = nothing drawn yet) while a frame is rendered. */
-  constructor(frame: { width: number; height: number; rgb: Uint8Array; depth: Float32Array }) {
+  /**
+   * Draws one frame into `rgb` and `depth` (the z-buffer of 1/z, 0 = nothing drawn), whatever they
+   * hold now: every pixel is the background colour `background` (rgb8) with 1/z = 0 until drawn, once
+   * `finish()` has run.
+   */
+  constructor(frame: { width: number; height: number; rgb: Uint8Array; depth: Float32Array }, background: readonly [number, number, number]) {
     this.W = frame.width; this.H = frame.height; this.rgb = frame.rgb; this.zbuf = frame.depth;
+    this.rgb32 = LITTLE_ENDIAN && frame.rgb.byteOffset % 4 === 0 ? new Uint32Array(frame.rgb.buffer, frame.rgb.byteOffset, frame.rgb.length >> 2) : null;
+    this.background = paintOf(clampByte(background[0]), clampByte(background[1]), clampByte(background[2]));
+    this.chunksPerRow = ((this.W - 1) >> CHUNK_BITS) + 1;
+    const n = this.H * this.chunksPerRow;
+    if (touchedScratch.length < n) touchedScratch = new Uint8Array(n);
+    this.touched = touchedScratch.subarray(0, n);
+    this.touched.fill(0);
   }
 
   /** Sets the flat colour for the following triangles (0..255 per channel, rounded and clamped). */
   setColor(r: number, g: number, b: number): void {
-    this.r = clampByte(r); this.g = clampByte(g); this.b = clampByte(b);
+    this.paint = paintOf(clampByte(r), clampByte(g), clampByte(b));
+  }
+
+  /** Clears what no triangle reached (background, 1/z = 0): call once, after the last triangle. */
+  finish(): void {
+    const touched = this.touched, n = this.chunksPerRow, W = this.W;
+    for (let y = 0, c0 = 0; y < this.H; y++, c0 += n) {
+      for (let c = 0; c < n; c++) {
+        if (touched[c0 + c] !== 0) continue;
+        let cEnd = c;
+        while (cEnd + 1 < n && touched[c0 + cEnd + 1] === 0) cEnd++;
+        this.clearPixels(y * W + (c << CHUNK_BITS), y * W + Math.min(W - 1, ((cEnd + 1) << CHUNK_BITS) - 1));
+        c = cEnd;
+      }
+    }
   }
 
   /** Draws one triangle: pixel coordinates (u, v) and inverse depth 1/z per vertex. */
@@ -64,25 +113,70 @@ export class Raster {
     const dx01 = -(Y1 - Y0) * SUB, dy01 = (X1 - X0) * SUB;
     const dwx = gA;
     let wRow = w0 + gA * (minX - u0) + gB * (minY - v0);
-    const rgb = this.rgb, zbuf = this.zbuf, r = this.r, g = this.g, b = this.b;
-    for (let y = minY; y <= maxY; y++) {
+    // Along a row w accumulates rounding below (W + 3)·2^-52·wHi; with this margin every w of an
+    // in-range span stays above wLo / 2 > 0 (and nonzero as a float32), so it passes an untouched 0.
+    const untested = wLo > 1e-30 && wLo > wHi * (W + 8) * 2 ** -48;
+    const rgb = this.rgb, zbuf = this.zbuf, touched = this.touched, { r, g, b } = this.paint;
+    for (let y = minY; y <= maxY; y++, e12 += dy12, e20 += dy20, e01 += dy01, wRow += gB) {
       // The row's covered span, solved from the three edge functions (exact: see spanLo/spanHi).
       const xs = minX + Math.max(0, spanLo(e12, dx12), spanLo(e20, dx20), spanLo(e01, dx01));
       const xe = minX + Math.min(maxX - minX, spanHi(e12, dx12), spanHi(e20, dx20), spanHi(e01, dx01));
+      if (xs > xe) continue;
       let w = wRow + dwx * (xs - minX);
-      const wEnd = w + dwx * (xe - xs), end = y * W + xe;
-      if (w >= wLo && w <= wHi && wEnd >= wLo && wEnd <= wHi) { // linear, so the whole span is in range
-        for (let i = y * W + xs; i <= end; i++, w += dwx) {
-          if (w > zbuf[i]) { zbuf[i] = w; const o = 3 * i; rgb[o] = r; rgb[o + 1] = g; rgb[o + 2] = b; }
+      const wEnd = w + dwx * (xe - xs), row = y * W, end = row + xe;
+      const c0 = y * this.chunksPerRow, cFirst = c0 + (xs >> CHUNK_BITS), cLast = c0 + (xe >> CHUNK_BITS);
+      const rowEnd = row + W - 1;
+      if (untested && w >= wLo && w <= wHi && wEnd >= wLo && wEnd <= wHi) { // linear, so the whole span is in range
+        // Runs of chunks in one state, left to right (w runs on unbroken): untouched ones without the test.
+        let i = row + xs;
+        for (let c = cFirst; i <= end;) {
+          const state = touched[c];
+          let cRun = c;
+          while (cRun < cLast && touched[cRun + 1] === state) cRun++;
+          const runLast = Math.min(rowEnd, row + ((cRun - c0 + 1) << CHUNK_BITS) - 1), runEnd = Math.min(end, runLast);
+          if (state === 0) { // first reached: the chunks' pixels outside the span start cleared
+            if (c === cFirst && row + ((c - c0) << CHUNK_BITS) < i) this.clearPixels(row + ((c - c0) << CHUNK_BITS), i - 1);
+            if (runLast > runEnd) this.clearPixels(runEnd + 1, runLast);
+            this.fillPixels(i, runEnd, this.paint);
+            for (; i <= runEnd; i++, w += dwx) zbuf[i] = w;
+          } else {
+            for (; i <= runEnd; i++, w += dwx) {
+              if (w > zbuf[i]) { zbuf[i] = w; const o = 3 * i; rgb[o] = r; rgb[o + 1] = g; rgb[o + 2] = b; }
+            }
+          }
+          c = cRun + 1;
         }
       } else {
-        for (let i = y * W + xs; i <= end; i++, w += dwx) {
-          const wc = w < wLo ? wLo : w > wHi ? wHi : w;
+        for (let c = cFirst; c <= cLast; c++) {
+          if (touched[c] === 0) this.clearPixels(row + ((c - c0) << CHUNK_BITS), Math.min(rowEnd, row + ((c - c0 + 1) << CHUNK_BITS) - 1));
+        }
+        const inRange = w >= wLo && w <= wHi && wEnd >= wLo && wEnd <= wHi;
+        for (let i = row + xs; i <= end; i++, w += dwx) {
+          const wc = inRange ? w : w < wLo ? wLo : w > wHi ? wHi : w;
           if (wc > zbuf[i]) { zbuf[i] = wc; const o = 3 * i; rgb[o] = r; rgb[o + 1] = g; rgb[o + 2] = b; }
         }
       }
-      e12 += dy12; e20 += dy20; e01 += dy01; wRow += gB;
+      for (let c = cFirst; c <= cLast; c++) touched[c] = 1;
     }
+  }
+
+  /** Background and 1/z = 0 for pixels i..end (inclusive). */
+  private clearPixels(i: number, end: number): void {
+    const zbuf = this.zbuf;
+    if (end - i < 32) for (let k = i; k <= end; k++) zbuf[k] = 0;
+    else zbuf.fill(0, i, end + 1);
+    this.fillPixels(i, end, this.background);
+  }
+
+  /** Writes colour `p` to pixels i..end (inclusive), whole groups of four as three words. */
+  private fillPixels(i: number, end: number, p: Paint): void {
+    const rgb = this.rgb, u = this.rgb32, r = p.r, g = p.g, b = p.b;
+    if (u !== null && end - i >= 7) {
+      for (; (i & 3) !== 0; i++) { const o = 3 * i; rgb[o] = r; rgb[o + 1] = g; rgb[o + 2] = b; }
+      const w0 = p.w0, w1 = p.w1, w2 = p.w2;
+      for (let k = (3 * i) >> 2; i + 3 <= end; i += 4, k += 3) { u[k] = w0; u[k + 1] = w1; u[k + 2] = w2; }
+    }
+    for (; i <= end; i++) { const o = 3 * i; rgb[o] = r; rgb[o + 1] = g; rgb[o + 2] = b; }
   }
 }
 

@@ -97,8 +97,7 @@ export function renderCamera(meshes: readonly RenderMesh[], camera: RenderCamera
   if (frame.width !== W || frame.height !== H) {
     throw new Error(`render frame is ${frame.width}x${frame.height} but camera is ${W}x${H}; allocate a frame per camera size`);
   }
-  clear(frame);
-  const raster = new Raster(frame);
+  const raster = new Raster(frame, BACKGROUND_RGB);
   const R = rotationOf(camera.worldFromCamera);
   const [tx, ty, tz] = camera.worldFromCamera.position;
   const L = LIGHT_DIR_WORLD; // light in the camera frame: Rᵀ·l
@@ -133,19 +132,19 @@ export function renderCamera(meshes: readonly RenderMesh[], camera: RenderCamera
       // Face normal (outward for counter-clockwise winding); the camera sits at the origin.
       const ax = x1 - x0, ay = y1 - y0, az = z1 - z0, bx = x2 - x0, by = y2 - y0, bz = z2 - z0;
       let nx = ay * bz - az * by, ny = az * bx - ax * bz, nz = ax * by - ay * bx;
-      const nl = Math.hypot(nx, ny, nz);
-      if (!(nl > 0)) continue; // degenerate
-      if (nx * x0 + ny * y0 + nz * z0 > 0) { // seen from behind
-        if (cull) continue;
-        nx = -nx; ny = -ny; nz = -nz;
-      }
-      const shade = AMBIENT + DIFFUSE * Math.max(0, (nx * lx + ny * ly + nz * lz) / nl);
-      raster.setColor(cr * shade, cg * shade, cb * shade);
+      const back = nx * x0 + ny * y0 + nz * z0 > 0; // seen from behind
+      if (back && cull) continue;
       const inFront = z0 >= near && z1 >= near && z2 >= near;
       const u0 = sv[2 * i0], v0 = sv[2 * i0 + 1], u1 = sv[2 * i1], v1 = sv[2 * i1 + 1], u2 = sv[2 * i2], v2 = sv[2 * i2 + 1];
+      if (inFront && ((u0 < 0 && u1 < 0 && u2 < 0) || (u0 > W && u1 > W && u2 > W) ||
+          (v0 < 0 && v1 < 0 && v2 < 0) || (v0 > H && v1 > H && v2 > H))) continue; // off screen
+      // Shaded only once known to be drawn (culling and the off-screen test do not need the length).
+      const nl = Math.hypot(nx, ny, nz);
+      if (!(nl > 0)) continue; // degenerate
+      if (back) { nx = -nx; ny = -ny; nz = -nz; }
+      const shade = AMBIENT + DIFFUSE * Math.max(0, (nx * lx + ny * ly + nz * lz) / nl);
+      raster.setColor(cr * shade, cg * shade, cb * shade);
       if (inFront) {
-        if ((u0 < 0 && u1 < 0 && u2 < 0) || (u0 > W && u1 > W && u2 > W) ||
-            (v0 < 0 && v1 < 0 && v2 < 0) || (v0 > H && v1 > H && v2 > H)) continue; // off screen
         const inGuard = u0 > uMin && u0 < uMax && u1 > uMin && u1 < uMax && u2 > uMin && u2 < uMax &&
           v0 > vMin && v0 < vMax && v1 > vMin && v1 < vMax && v2 > vMin && v2 < vMax;
         if (inGuard) { raster.triangle(u0, v0, 1 / z0, u1, v1, 1 / z1, u2, v2, 1 / z2); continue; }
@@ -153,6 +152,7 @@ export function renderCamera(meshes: readonly RenderMesh[], camera: RenderCamera
       clipAndDraw(raster, camera, near, x0, y0, z0, x1, y1, z1, x2, y2, z2);
     }
   }
+  raster.finish();
   if (opts.depth ?? true) finishDepth(frame.depth);
   frame.stats.triangles = triangles;
   frame.stats.rasterized = raster.count;
@@ -175,14 +175,6 @@ function frontToBack(meshes: readonly RenderMesh[], R: Float64Array, tx: number,
     order.push(k);
   });
   return order.sort((a, b) => keys[a]! - keys[b]!);
-}
-
-/** Fills rgb with the background and the z-buffer with 0 (1/z of infinity). */
-function clear(frame: RenderFrame): void {
-  const rgb = frame.rgb;
-  rgb[0] = BACKGROUND_RGB[0]; rgb[1] = BACKGROUND_RGB[1]; rgb[2] = BACKGROUND_RGB[2];
-  for (let n = 3; n < rgb.length; n *= 2) rgb.copyWithin(n, 0, Math.min(n, rgb.length - n));
-  frame.depth.fill(0);
 }
 
 /** Converts the z-buffer from 1/z to z in place; 0 (nothing drawn) becomes +Infinity. */
