@@ -58,6 +58,11 @@ def main():
     ap.add_argument("out", help="the policy checkpoint to write")
     ap.add_argument("perception_out", help="the perception checkpoint to write")
     args = ap.parse_args()
+    for name in ["policy.yaml", "parity.json"]:
+        if not os.path.isfile(os.path.join(args.bundle, name)):
+            raise SystemExit(f"{args.bundle}: no {name} (expected a mem0-tiny bundle folder, e.g. policies/mem0-tiny)")
+    for out in [args.out, args.perception_out]:
+        os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     with open(os.path.join(args.bundle, "policy.yaml")) as f:
         m = yaml.safe_load(f)
     if m.get("action_reference") != "state" or m["normalization"]["action"]["kind"] != "mean_std":
