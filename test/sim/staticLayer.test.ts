@@ -8,6 +8,7 @@ import { boxMesh, cylinderMesh, sphereMesh } from "../../src/sim/render/meshes.j
 import { createRenderFrame, renderCamera, type RenderCamera, type RenderFrame } from "../../src/sim/render/rasterize.js";
 import { StaticLayer } from "../../src/sim/render/StaticLayer.js";
 import { SensorPublishers } from "../../src/sim/node/sensors.js";
+import { mulberry32 } from "../../src/sim/tasks/rng.js";
 import { SimWorld } from "../../src/sim/world/SimWorld.js";
 import type { Pose3, RenderMesh, Vec3 } from "../../src/sim/world/types.js";
 
@@ -86,21 +87,8 @@ test("a moving face in a near depth tie with a fixed one makes the frame drawn i
   assert.deepEqual(layer.stats, { hits: 1, redraws: 1, ties: 1 });
 });
 
-/** Small deterministic PRNG (mulberry32) for the randomized comparison. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 test("randomized scenes: drawing over the layer gives every byte of one pass over all meshes", () => {
-  const rand = rng(15);
-  const u = (lo: number, hi: number) => lo + (hi - lo) * rand();
+  const rng = mulberry32(15), rand = rng.next, u = rng.uniform;
   const color = (): Vec3 => [Math.floor(u(0, 256)), Math.floor(u(0, 256)), Math.floor(u(0, 256))];
   const shape = (pose: Pose3, c: Vec3): RenderMesh => {
     const k = rand();

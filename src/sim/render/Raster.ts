@@ -18,7 +18,7 @@
 const SUB = 16; // sub-pixel steps per pixel for the integer edge functions
 const CHUNK_BITS = 4; // chunks of 16 pixels
 const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
-/** Relative distance from a layer's 1/z within which a pixel counts as a near tie (8 float32 ulps). */
+/** Relative distance from a layer's 1/z within which a pixel counts as a near tie (8-16 float32 ulps). */
 const TIE = 2 ** -20;
 // NOTE: one chunk map for every Raster (cleared by each constructor): a Raster draws one frame inside
 // one synchronous renderCamera call, so two are never in use at once; saves an allocation per frame.

@@ -130,14 +130,15 @@ export function renderCamera(meshes: readonly RenderMesh[], camera: RenderCamera
  * pass, when one of their pixels comes within a near tie of the layer's depth.
  *
  * Why the bytes are those of one front-to-back pass over all meshes: a triangle's 1/z at a pixel
- * does not depend on the draw order, and the fixed meshes are drawn in the same relative order, so
- * only the order between a fixed and a moving triangle differs. The z-buffer keeps float32 values
- * and the test is strict (w > z), so the order can matter only between values within float32
- * rounding of each other. Every fixed value at a pixel is at most the layer's value L plus that
- * rounding. A moving value clearly above L passes whatever fixed values came before it and then
- * stops every later fixed one. A moving value clearly below L leaves at most its own (lower) value
- * in the z-buffer, which the fixed triangle that wins the layer passes in either order, and never
- * writes after it. Anything within the margin (Raster's TIE, 8 float32 ulps) is redrawn in one pass.
+ * does not depend on the draw order, and the fixed meshes and the moving ones each keep their
+ * relative order, so only the order between a fixed and a moving triangle differs. The z-buffer keeps
+ * float32 values and the test is strict (w > z), so that order can matter only between values within
+ * float32 rounding of each other. At a pixel where the layer holds L, every fixed value is at most L
+ * plus that rounding. The first moving value clearly above L passes whatever came before it (in
+ * either order) and no fixed value passes after it, so from there both orders run the same. Moving
+ * values clearly below L only ever hold the z-buffer below L: they fail once the fixed values that
+ * make L are drawn, and those pass over them as over nothing, so the fixed triangles decide the pixel
+ * as in the layer. A moving value within the margin (Raster's TIE) of L sends the frame to one pass.
  */
 function drawOverLayer(layer: StaticLayer, meshes: readonly RenderMesh[], order: number[], view: View, frame: RenderFrame): Raster | null {
   const fixed = meshes.filter((m) => m.fixed === true);
