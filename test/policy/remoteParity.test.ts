@@ -6,6 +6,7 @@
  * checkpoints are not in git); the server starts from the test.
  */
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +14,7 @@ import { after, before, test } from "node:test";
 import { loadRunConfig } from "../../src/config/loaders.js";
 import { loadMem0Policy, type Mem0Policy } from "../../src/policy/mem0/Mem0Policy.js";
 import { loadRemotePolicy } from "../../src/policy/remote/definition.js";
+import { SERVER_PYTHON, startPolicyServer } from "../../src/policy/remote/localServer.js";
 import type { ActionChunk, EpisodeInfo, ObserveResult, Policy, PreparedObservation } from "../../src/policy/types.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
 import { runTrial } from "../../src/trial/runTrial.js";
@@ -114,5 +116,34 @@ test("token: the server refuses a client without the right Api-Key, and serves o
   } finally {
     rmSync(bundle, { recursive: true, force: true });
     await guarded.stop();
+  }
+});
+
+test("the shipped mem0-tiny, imported (import_bundle.py) and served: same chunk as in process, flow noise scale included", { skip: missing ?? false, timeout: 120_000 }, async () => {
+  // The shipped bundle samples its flow with flow_noise_scale 0; a server that fell back to 1 sent chunks 4e-2 rad away.
+  const dir = mkdtempSync(join(tmpdir(), "engram-shipped-"));
+  const imported = spawnSync(SERVER_PYTHON, ["training/mem0_tiny/import_bundle.py", "policies/mem0-tiny", join(dir, "m.pt"), join(dir, "p.pt")], { encoding: "utf8" });
+  assert.equal(imported.status, 0, imported.stderr);
+  const shipped = await startPolicyServer(["--checkpoint", join(dir, "m.pt"), "--port", "0", "--threads", "1"]);
+  const bundle = writeRemoteBundle(shipped.url, { image: { width: 128, height: 96, pixel_normalization: { mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5] } } });
+  const robot = loadRobotProfile("robots/x-one.yaml").profile;
+  const remote = loadRemotePolicy(bundle, { robot });
+  const local = await loadMem0Policy("policies/mem0-tiny", { robot });
+  try {
+    const episode = { task: "put-back-block", episode: 0, seed: 1000, instruction: "press the button", complexity: "M(1)" as const };
+    await Promise.all([remote.reset(episode), local.reset(episode)]);
+    remote.setInstruction(episode.instruction);
+    local.setInstruction(episode.instruction);
+    const image = new Float32Array(3 * 96 * 128).map((_, i) => Math.sin(i / 7) * 0.8);
+    const obs = { stampNs: 0n, images: { head: image, left_wrist: image, right_wrist: image }, state: Float64Array.from({ length: 16 }, (_, i) => 0.1 * (i % 7)) };
+    await Promise.all([remote.observe(obs), local.observe(obs)]);
+    const [r, l] = await Promise.all([remote.act(), local.act()]);
+    const gap = Math.max(...r.actions.map((v, i) => Math.abs(v - l.actions[i]!)));
+    assert.ok(gap <= TOL, `chunk gap ${gap} > ${TOL}`);
+  } finally {
+    await Promise.all([remote.close(), local.close()]);
+    await shipped.stop();
+    rmSync(bundle, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
   }
 });
