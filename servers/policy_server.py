@@ -14,6 +14,7 @@ import asyncio
 import http
 import importlib
 import os
+import pickle
 import ssl
 import sys
 import time
@@ -92,8 +93,14 @@ def build_adapter(args):
         return getattr(importlib.import_module(module), factory or "create")(**kwargs, device=args.device)
     if not args.checkpoint:
         sys.exit("policy_server: give --checkpoint (a mem0-tiny .pt) or --adapter module:factory")
+    if not os.path.isfile(args.checkpoint):
+        sys.exit(f"policy_server: --checkpoint {args.checkpoint}: no such file")
     from mem0_tiny_adapter import create
-    return create(args.checkpoint, noise_scale=args.noise_scale, device=args.device)
+    try:
+        return create(args.checkpoint, noise_scale=args.noise_scale, device=args.device)
+    except (KeyError, RuntimeError, TypeError, pickle.UnpicklingError) as err:
+        sys.exit(f"policy_server: --checkpoint {args.checkpoint} is not a mem0-tiny checkpoint "
+                 f"(training/mem0_tiny/train_staged.py or import_bundle.py writes one): {type(err).__name__}: {' '.join(str(err).split())[:240]}")
 
 
 async def _send_later(ws, data, due, previous):

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -144,6 +144,23 @@ test("the shipped mem0-tiny, imported (import_bundle.py) and served: same chunk 
     await Promise.all([remote.close(), local.close()]);
     await shipped.stop();
     rmSync(bundle, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("server start-up errors name the checkpoint: missing file, or a file that is not a mem0-tiny checkpoint", { skip: missing ?? false, timeout: 60_000 }, () => {
+  const dir = mkdtempSync(join(tmpdir(), "engram-badckpt-"));
+  try {
+    const start = (ckpt: string) => spawnSync(SERVER_PYTHON, ["servers/policy_server.py", "--checkpoint", ckpt, "--port", "0"], { encoding: "utf8" });
+    const gone = start(join(dir, "nope.pt"));
+    assert.notEqual(gone.status, 0);
+    assert.match(gone.stderr, /--checkpoint .*nope\.pt: no such file/);
+    writeFileSync(join(dir, "junk.pt"), Buffer.from("not a torch file"));
+    const junk = start(join(dir, "junk.pt"));
+    assert.notEqual(junk.status, 0);
+    assert.match(junk.stderr, /--checkpoint .*junk\.pt is not a mem0-tiny checkpoint/);
+    assert.doesNotMatch(junk.stderr, /Traceback/);
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
