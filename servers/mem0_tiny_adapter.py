@@ -45,8 +45,10 @@ def _denormalize(x, st):
 
 
 class Mem0TinyAdapter:
-    def __init__(self, checkpoint, noise_scale=1.0, name="mem0-tiny", device="cpu"):
+    def __init__(self, checkpoint, noise_scale=None, name="mem0-tiny", device="cpu"):
         ckpt, self.d, self.model = load(checkpoint)
+        if noise_scale is None:  # the scale the checkpoint's bundle samples with (import_bundle.py records it), else 1
+            noise_scale = float(ckpt.get("flow_noise_scale", 1.0))
         self.device = torch.device(device)
         self.model.to(self.device)
         self.m = manifest(name, self.d, ckpt, noise_scale)
@@ -130,5 +132,5 @@ class Mem0TinyAdapter:
         return {"actions": self.act()}
 
 
-def create(checkpoint, noise_scale="1.0", device="cpu"):
-    return Mem0TinyAdapter(checkpoint, noise_scale=float(noise_scale), device=device)
+def create(checkpoint, noise_scale=None, device="cpu"):
+    return Mem0TinyAdapter(checkpoint, noise_scale=None if noise_scale is None else float(noise_scale), device=device)

@@ -14,6 +14,7 @@ import asyncio
 import http
 import importlib
 import os
+import pickle
 import ssl
 import sys
 import time
@@ -47,13 +48,16 @@ class Session:
         meta = adapter.metadata()
         self.meta = meta
         self.image_shape = (3, meta["image"]["height"], meta["image"]["width"])
+        self.complexity = "M(n)"
+        self.end_chunk = None  # M(1): the chunk sent with a declared end, until the next observe
 
     def handle(self, req):
         op = req.get("op") if isinstance(req, dict) else None
         if op is None:  # openpi: every frame is an infer call
             return self.adapter.infer(req)
         if op == "reset":
-            self.adapter.reset(int(req["seed"]), int(req.get("episode", 0)), str(req.get("complexity", "M(n)")))
+            self.complexity, self.end_chunk = str(req.get("complexity", "M(n)")), None
+            self.adapter.reset(int(req["seed"]), int(req.get("episode", 0)), self.complexity)
             return {"ok": True}
         if op == "set_instruction":
             self.adapter.set_instruction(str(req["text"]))
@@ -65,9 +69,19 @@ class Session:
                     raise ValueError(f"observe: no image for camera {cam!r} (has {sorted(images)})")
                 _finite_array(images[cam], f"observe: images.{cam}", self.image_shape)
             state = _finite_array(req["state"], "observe: state", (self.meta["state_dim"],))
+            self.end_chunk = None
             logit, ended = self.adapter.observe(images, state)
-            return {"ok": True, "logit": float(logit), "subtask_ended": bool(ended)}
+            reply = {"ok": True, "logit": float(logit), "subtask_ended": bool(ended)}
+            if ended and self.complexity == "M(1)":
+                # The runtime drops the running chunk at a declared end and needs the next one at once;
+                # on an M(1) task nothing (instruction, memory) changes first, so it goes with this reply
+                # and the switch costs no extra round trip. The first `act` before the next observe gets it too.
+                self.end_chunk = reply["actions"] = np.asarray(self.adapter.act(), dtype=np.float32)
+            return reply
         if op == "act":
+            if self.end_chunk is not None:  # already computed for this observation (and its noise drawn)
+                chunk, self.end_chunk = self.end_chunk, None
+                return {"ok": True, "actions": chunk}
             return {"ok": True, "actions": np.asarray(self.adapter.act(), dtype=np.float32)}
         raise ValueError(f"unknown op {op!r} (known: reset, set_instruction, observe, act; no op: openpi infer)")
 
@@ -79,8 +93,14 @@ def build_adapter(args):
         return getattr(importlib.import_module(module), factory or "create")(**kwargs, device=args.device)
     if not args.checkpoint:
         sys.exit("policy_server: give --checkpoint (a mem0-tiny .pt) or --adapter module:factory")
+    if not os.path.isfile(args.checkpoint):
+        sys.exit(f"policy_server: --checkpoint {args.checkpoint}: no such file")
     from mem0_tiny_adapter import create
-    return create(args.checkpoint, noise_scale=str(args.noise_scale), device=args.device)
+    try:
+        return create(args.checkpoint, noise_scale=args.noise_scale, device=args.device)
+    except (KeyError, RuntimeError, TypeError, pickle.UnpicklingError) as err:
+        sys.exit(f"policy_server: --checkpoint {args.checkpoint} is not a mem0-tiny checkpoint "
+                 f"(training/mem0_tiny/train_staged.py or import_bundle.py writes one): {type(err).__name__}: {' '.join(str(err).split())[:240]}")
 
 
 async def _send_later(ws, data, due, previous):
@@ -142,7 +162,8 @@ async def serve(args, adapter):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--checkpoint", help="mem0-tiny checkpoint (.pt) for the built-in adapter")
-    ap.add_argument("--noise-scale", type=float, default=1.0, help="flow_noise_scale, as export.py --noise-scale")
+    ap.add_argument("--noise-scale", type=float, default=None,
+                    help="flow_noise_scale, as export.py --noise-scale (default: the checkpoint's, as import_bundle.py records it from the bundle; else 1.0)")
     ap.add_argument("--adapter", help="module:factory returning an adapter (docs/remote-policy.md)")
     ap.add_argument("--adapter-arg", action="append", default=[], help="key=value passed to the factory (repeatable)")
     ap.add_argument("--device", default="cpu", help="torch device (cuda on a GPU host)")

@@ -121,6 +121,8 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
         const topics = leanCameraTopics(episodeTopics(o.robot, createOutput(profile, layout, { controlHz }).advertisements), profile, recording.cameras);
         const rec = files.recording(i);
         const recorder = cfg.record.enabled && !o.noRecord ? await BusRecorder.start(bus, rec.path, topics, { ...rec.options, compression: recording.compression }) : null;
+        const stopSim = new AbortController();
+        let simLoop: Promise<void> | null = null;
         // The recording is closed whatever happens in the episode (abort, error): what it holds stays readable.
         try {
           interventions = 0;
@@ -128,6 +130,8 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
           const wall0 = performance.now();
           const sim0 = clock.nowNs();
           const episode = node.reset({ task, seed })!;
+          // Real-time mode: the twin steps on the wall clock by itself while the loop runs (lock-step: the loop's pace advances it).
+          simLoop = lockstep ? null : node.runRealtime(stopSim.signal);
           const instruction = episode.instruction;
           await loopPolicy.reset({ task: task.id, episode: i, seed, instruction, complexity });
           if (task.tmc === "M1") loopPolicy.setInstruction(instruction);
@@ -156,6 +160,8 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
               : files.writeFailure ? { kind: "aborted", reason: files.writeFailure.message }
               : episode.done ? (episode.success ? { kind: "success" } : { kind: "failure", reason: "step limit" }) : null),
           });
+          stopSim.abort();
+          await simLoop;
           const record = episodeRecord(i, task.id, seed, loop, episode, task.checkpoints, (performance.now() - wall0) / 1000, Number(clock.nowNs() - sim0) / 1e9, interventions);
           events.emit({ event: "episode_end", outcome: record.outcome, steps: record.steps, reason: loop.end.kind === "success" ? null : loop.end.reason });
           const stopReason = runStopReason(loop.end, plannerDown, remoteFault);
@@ -170,6 +176,8 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
           if (i === 0) files.writeSide("logits-episode-0.json", JSON.stringify({ logits: loop.logits, declared: loop.declaredEnds, truth: record.true_ends }));
           o.onEpisode?.(record, i);
         } finally {
+          stopSim.abort();
+          await simLoop;
           if (recorder) {
             await settle(bus, topics); // the hold and episode_end published last reach the recording
             await recorder.stop();

@@ -6,13 +6,14 @@ import { readActions, readObserveReply } from "../../src/policy/remote/replies.j
 import { decodeFrame, encodeFrame, f32Array, type NdArray } from "../../src/policy/remote/wire.js";
 import type { RemotePolicyManifest } from "../../src/config/index.js";
 
-test("prefetch lead: round trip p90 in periods + 1, clamped to [1, H-1]", () => {
+test("prefetch lead: ticks for the p90 round trip + half a period, minus the needing tick, clamped to [0, H-1]", () => {
   const cases: Array<[number[], number, number, number]> = [
-    [[], 100, 8, 2], // nothing measured yet: one period assumed
-    [[150, 160, 170], 100, 8, 3],
-    [[20, 30], 100, 8, 2],
+    [[], 100, 8, 1], // nothing measured yet: one period assumed
+    [[150, 160, 170], 100, 8, 2], // 150 ms added: asked 2 ticks early, in by the middle of the needing tick
+    [[20, 30], 100, 8, 0], // a LAN round trip fits in the tick: asked at the tick itself, no point dropped
+    [[40, 60], 100, 8, 1],
     [[900], 100, 8, 7],
-    [[50], 100, 1, 1],
+    [[50], 100, 1, 0],
   ];
   for (const [rtts, period, H, want] of cases) assert.equal(prefetchLeadTicks(rtts, period, H), want, JSON.stringify([rtts, period, H]));
 });

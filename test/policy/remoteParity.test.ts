@@ -6,13 +6,15 @@
  * checkpoints are not in git); the server starts from the test.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { loadRunConfig } from "../../src/config/loaders.js";
 import { loadMem0Policy, type Mem0Policy } from "../../src/policy/mem0/Mem0Policy.js";
 import { loadRemotePolicy } from "../../src/policy/remote/definition.js";
+import { SERVER_PYTHON, startPolicyServer } from "../../src/policy/remote/localServer.js";
 import type { ActionChunk, EpisodeInfo, ObserveResult, Policy, PreparedObservation } from "../../src/policy/types.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
 import { runTrial } from "../../src/trial/runTrial.js";
@@ -114,5 +116,51 @@ test("token: the server refuses a client without the right Api-Key, and serves o
   } finally {
     rmSync(bundle, { recursive: true, force: true });
     await guarded.stop();
+  }
+});
+
+test("the shipped mem0-tiny, imported (import_bundle.py) and served: same chunk as in process, flow noise scale included", { skip: missing ?? false, timeout: 120_000 }, async () => {
+  // The shipped bundle samples its flow with flow_noise_scale 0; a server that fell back to 1 sent chunks 4e-2 rad away.
+  const dir = mkdtempSync(join(tmpdir(), "engram-shipped-"));
+  const imported = spawnSync(SERVER_PYTHON, ["training/mem0_tiny/import_bundle.py", "policies/mem0-tiny", join(dir, "m.pt"), join(dir, "p.pt")], { encoding: "utf8" });
+  assert.equal(imported.status, 0, imported.stderr);
+  const shipped = await startPolicyServer(["--checkpoint", join(dir, "m.pt"), "--port", "0", "--threads", "1"]);
+  const bundle = writeRemoteBundle(shipped.url, { image: { width: 128, height: 96, pixel_normalization: { mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5] } } });
+  const robot = loadRobotProfile("robots/x-one.yaml").profile;
+  const remote = loadRemotePolicy(bundle, { robot });
+  const local = await loadMem0Policy("policies/mem0-tiny", { robot });
+  try {
+    const episode = { task: "put-back-block", episode: 0, seed: 1000, instruction: "press the button", complexity: "M(1)" as const };
+    await Promise.all([remote.reset(episode), local.reset(episode)]);
+    remote.setInstruction(episode.instruction);
+    local.setInstruction(episode.instruction);
+    const image = new Float32Array(3 * 96 * 128).map((_, i) => Math.sin(i / 7) * 0.8);
+    const obs = { stampNs: 0n, images: { head: image, left_wrist: image, right_wrist: image }, state: Float64Array.from({ length: 16 }, (_, i) => 0.1 * (i % 7)) };
+    await Promise.all([remote.observe(obs), local.observe(obs)]);
+    const [r, l] = await Promise.all([remote.act(), local.act()]);
+    const gap = Math.max(...r.actions.map((v, i) => Math.abs(v - l.actions[i]!)));
+    assert.ok(gap <= TOL, `chunk gap ${gap} > ${TOL}`);
+  } finally {
+    await Promise.all([remote.close(), local.close()]);
+    await shipped.stop();
+    rmSync(bundle, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("server start-up errors name the checkpoint: missing file, or a file that is not a mem0-tiny checkpoint", { skip: missing ?? false, timeout: 60_000 }, () => {
+  const dir = mkdtempSync(join(tmpdir(), "engram-badckpt-"));
+  try {
+    const start = (ckpt: string) => spawnSync(SERVER_PYTHON, ["servers/policy_server.py", "--checkpoint", ckpt, "--port", "0"], { encoding: "utf8" });
+    const gone = start(join(dir, "nope.pt"));
+    assert.notEqual(gone.status, 0);
+    assert.match(gone.stderr, /--checkpoint .*nope\.pt: no such file/);
+    writeFileSync(join(dir, "junk.pt"), Buffer.from("not a torch file"));
+    const junk = start(join(dir, "junk.pt"));
+    assert.notEqual(junk.status, 0);
+    assert.match(junk.stderr, /--checkpoint .*junk\.pt is not a mem0-tiny checkpoint/);
+    assert.doesNotMatch(junk.stderr, /Traceback/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

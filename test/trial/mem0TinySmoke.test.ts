@@ -53,3 +53,24 @@ test("mem0-tiny runs two closed-loop Put Back Block episodes on the sim twin", {
     rmSync(out, { recursive: true, force: true });
   }
 });
+
+test("sim.mode realtime: the twin steps on the wall clock by itself, so the policy gets sensors and acts", { timeout: 120_000 }, async () => {
+  // Before: runTrial never ran the twin in real-time mode; every tick held on stale sensors, no chunk ran.
+  const out = mkdtempSync(join(tmpdir(), "engram-realtime-"));
+  try {
+    const run = loadRunConfig("launch/sim-x-one.yaml");
+    run.config.sim.mode = "realtime";
+    const summary = await runTrial({
+      run, robot: loadRobotProfile(run.robotPath), policyPath: BUNDLE, task: "put-back-block",
+      episodes: 1, seed: 1000, outDir: out, maxSteps: 20, noRecord: true,
+    });
+    assert.equal(summary.aborted ?? null, null);
+    const events = readFileSync(join(out, "events.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.ok(events.some((e) => e.event === "first_chunk"), "the policy acted on the twin's sensors");
+    const record = JSON.parse(readFileSync(join(out, "episodes.jsonl"), "utf8").trim().split("\n")[0]!) as { steps: number; duration_s: number };
+    assert.equal(record.steps, 20);
+    assert.ok(record.duration_s >= 1.5, `20 ticks at 10 Hz take the wall clock's 2 s (${record.duration_s} s)`);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});

@@ -97,7 +97,9 @@ def main():
     torch.save({"dims": d.as_dict(), "state_dict": model.state_dict(), "stats": stats,
                 "vocabulary": {"max_length": tok["max_length"], "pad_id": tok["pad_id"], "vocabulary": tok["vocabulary"]},
                 "ablation": {"anchor": bool(m["memory"]["anchor"]), "window": True}, "action_reference": "state", "action_norm": "mean_std",
-                "recipe": "perception-first DAgger (train_staged.py)", "train": train}, args.out)
+                "recipe": "perception-first DAgger (train_staged.py)", "train": train,
+                # the bundle samples its flow from this scale (0: the noise mean); a server of this checkpoint must too
+                "flow_noise_scale": float(m.get("flow_noise_scale", 1.0))}, args.out)
     perception = Perception(d)
     perception.load_state_dict({k[len("perception."):]: v for k, v in enc.items() if k.startswith("perception.")}, strict=False)
     torch.save({"dims": d.as_dict(), "state_dict": perception.state_dict(), "train": train}, args.perception_out)

@@ -58,7 +58,8 @@ export class RemotePolicy implements Policy {
   private instruction = "";
   private instructionSent: Promise<WireValue | Error> | null = null;
   private observeFault: Error | null = null;
-  private observed: { step: number; logit: number; ended: boolean }[] = [];
+  /** Observe replies read since the last observe() returned; `endReply` is one that declared an end carrying its chunk. */
+  private observed: { step: number; logit: number; ended: boolean; endReply?: Pending }[] = [];
   private lastLogit = Number.NEGATIVE_INFINITY;
   private openpiFrame: { step: number; frame: WireValue } | null = null;
   private prefetched: Pending | null = null;
@@ -141,14 +142,21 @@ export class RemotePolicy implements Policy {
     const read = reply.then((r) => {
       if (epoch !== this.episodeEpoch) return;
       this.timing.observeRoundTripMs.push(performance.now() - sentMs);
-      try { this.observed.push({ step: k, ...readObserveReply(this.checkOk(r, "observe"), `${this.where}: observe step ${k}`) }); } catch (err) { this.observeFault ??= err as Error; } });
+      try {
+        const map = this.checkOk(r, "observe");
+        const o = readObserveReply(map, `${this.where}: observe step ${k}`);
+        // M(1): a declared end comes with the next chunk (docs/remote-policy.md), used as a prefetched one.
+        const endReply = o.ended && map.actions !== undefined ? { step: k, stampNs: obs.stampNs, sentMs, arrivedMs: performance.now(), reply: Promise.resolve(r) } : undefined;
+        this.observed.push({ step: k, ...o, endReply });
+      } catch (err) { this.observeFault ??= err as Error; } });
     this.maybePrefetch(k);
     if (!this.m.latency.pipeline_observe || this.observed.length === 0 && this.lastLogit === Number.NEGATIVE_INFINITY) await read;
     if (this.observeFault) throw this.observeFault;
     const newest = this.observed.splice(0);
     const ended = newest.some((o) => o.ended);
     if (newest.length) this.lastLogit = newest[newest.length - 1]!.logit;
-    if (ended) this.prefetched = null; // the server cleared its memory: a chunk from before is void
+    // After a declared end a chunk from before is void (M(n): the server cleared its memory); the end's own chunk replaces it.
+    if (ended) this.prefetched = newest.filter((o) => o.ended).pop()!.endReply ?? null;
     return { logit: this.lastLogit, subtaskEnded: ended };
   }
 
