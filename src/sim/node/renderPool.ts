@@ -37,10 +37,13 @@ export class RenderPool {
     }
   }
 
-  /** Renders `camera` on worker `slot % size` (one slot per camera keeps its frame buffers warm). */
-  render(slot: number, key: string, meshes: RenderMesh[], camera: RenderCamera, jpegQuality: number | null): Promise<RenderDone> {
+  /**
+   * Renders `camera` on worker `slot % size` (one slot per camera keeps its frame buffers warm); with
+   * `layer` (a camera that does not move) the worker keeps the camera's fixed meshes drawn (StaticLayer).
+   */
+  render(slot: number, key: string, meshes: RenderMesh[], camera: RenderCamera, jpegQuality: number | null, layer = false): Promise<RenderDone> {
     const id = this.nextId++;
-    const job: RenderJob = { id, key, meshes, camera, jpegQuality };
+    const job: RenderJob = { id, key, meshes, camera, jpegQuality, layer };
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       this.workers[slot % this.workers.length]!.postMessage(job);

@@ -6,20 +6,23 @@
 import { parentPort } from "node:worker_threads";
 import { jpegFromRgb } from "../render/encode.js";
 import { renderCamera, type RenderCamera, type RenderFrame } from "../render/rasterize.js";
+import { StaticLayer } from "../render/StaticLayer.js";
 import type { RenderMesh } from "../world/types.js";
 
 /** A render job. */
-export interface RenderJob { id: number; key: string; meshes: RenderMesh[]; camera: RenderCamera; jpegQuality: number | null }
+export interface RenderJob { id: number; key: string; meshes: RenderMesh[]; camera: RenderCamera; jpegQuality: number | null; layer: boolean }
 /** A finished job: the image bytes (rgb8 or JPEG) and the render time. */
 export interface RenderDone { id: number; data: Uint8Array; width: number; height: number; renderMs: number; error?: string }
 
 const frames = new Map<string, RenderFrame>();
+const layers = new Map<string, StaticLayer>();
 
 parentPort?.on("message", (job: RenderJob) => {
   void (async () => {
     try {
       const t0 = performance.now();
-      const frame = renderCamera(job.meshes, job.camera, frames.get(job.key), { depth: false });
+      if (job.layer && !layers.has(job.key)) layers.set(job.key, new StaticLayer());
+      const frame = renderCamera(job.meshes, job.camera, frames.get(job.key), { depth: false, layer: job.layer ? layers.get(job.key) : undefined });
       frames.set(job.key, frame);
       const renderMs = performance.now() - t0;
       const data = job.jpegQuality === null ? frame.rgb.slice() : await jpegFromRgb(frame.rgb, frame.width, frame.height, job.jpegQuality);

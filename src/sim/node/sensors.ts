@@ -11,6 +11,7 @@ import type { CameraCalibration, CameraSpec, RobotProfile } from "../../robot/ty
 import { cameraFromCalibration } from "../render/camera.js";
 import { compressedImageFromRgb, imageFromRgb, JPEG_FORMAT_FROM_RGB8 } from "../render/encode.js";
 import { renderCamera, type RenderCamera, type RenderFrame } from "../render/rasterize.js";
+import { StaticLayer } from "../render/StaticLayer.js";
 import type { RenderPool } from "./renderPool.js";
 import type { SimWorld } from "../world/SimWorld.js";
 import type { RenderMesh } from "../world/types.js";
@@ -49,6 +50,8 @@ export interface CameraShot { camera: CameraSpec; frame: RenderFrame }
 export class SensorPublishers {
   private readonly streams: Stream[] = [];
   private readonly frames = new Map<string, RenderFrame>();
+  /** Per camera on a fixed frame (the head camera), its fixed meshes kept drawn between frames. */
+  readonly layers = new Map<string, StaticLayer>();
   private readonly inflight = new Set<Promise<void>>();
   /** Render time per camera frame, ms (for the bench). */
   readonly renderMs: number[] = [];
@@ -80,6 +83,7 @@ export class SensorPublishers {
     const cal = this.o.calibrations[cam.name];
     if (!cal) throw new Error(`sim sensors: no calibration loaded for camera "${cam.name}" (${cam.calibration})`);
     const { bus } = this.o;
+    if (this.o.world.frameFixed(cal.extrinsics.parent_frame)) this.layers.set(cam.name, new StaticLayer());
     const info = bus.advertise(cam.info_topic, "sensor_msgs/msg/CameraInfo", SIM_SENSOR_QOS);
     const image = cam.encoding === "rgb8"
       ? bus.advertise(cam.topic, "sensor_msgs/msg/Image", SIM_SENSOR_QOS)
@@ -100,7 +104,7 @@ export class SensorPublishers {
       const pool = this.o.renderPool;
       if (pool) {
         // Rendered (and JPEG-encoded) in a worker; published in order once done.
-        const job = pool.render(slot, cam.name, meshes(), this.renderCameraOf(cam), cam.encoding === "jpeg" ? quality : null);
+        const job = pool.render(slot, cam.name, meshes(), this.renderCameraOf(cam), cam.encoding === "jpeg" ? quality : null, this.layers.has(cam.name));
         chain(Promise.all([job, previous]).then(([d]) => {
           this.noteRenderMs(d.renderMs);
           image(cam.encoding === "rgb8"
@@ -147,7 +151,7 @@ export class SensorPublishers {
   render(cam: CameraSpec, meshes: RenderMesh[]): RenderFrame {
     const camera = this.renderCameraOf(cam);
     const t0 = performance.now();
-    const frame = renderCamera(meshes, camera, this.frames.get(cam.name), { depth: false });
+    const frame = renderCamera(meshes, camera, this.frames.get(cam.name), { depth: false, layer: this.layers.get(cam.name) });
     this.noteRenderMs(performance.now() - t0);
     this.frames.set(cam.name, frame);
     return frame;

@@ -10,11 +10,16 @@
  * depth test against that 0, so those pixels are written without it, their colour four pixels (three
  * 32-bit words) at a time: the same image as clearing first and testing each pixel, with one write
  * per pixel instead of two, and, meshes being drawn front to back, most of a frame's pixels.
+ *
+ * Drawn over a static layer (`base`, see rasterize.ts) the frame already holds finished pixels: no chunk
+ * is untouched, every pixel is depth-tested, and each is checked for a near tie with the layer.
  */
 
 const SUB = 16; // sub-pixel steps per pixel for the integer edge functions
 const CHUNK_BITS = 4; // chunks of 16 pixels
 const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+/** Relative distance from a layer's 1/z within which a pixel counts as a near tie (8-16 float32 ulps). */
+const TIE = 2 ** -20;
 // NOTE: one chunk map for every Raster (cleared by each constructor): a Raster draws one frame inside
 // one synchronous renderCamera call, so two are never in use at once; saves an allocation per frame.
 let touchedScratch = new Uint8Array(0);
@@ -29,8 +34,10 @@ function paintOf(r: number, g: number, b: number): Paint {
 
 /** Scan-converts screen-space triangles into one frame's buffers with the current flat colour. */
 export class Raster {
-  /** Triangles that reached scan conversion (non-empty bounding box on the image) since construction. */
-  count = 0;
+  /** Triangles that reached scan conversion (non-empty bounding box on the image), the layer's included. */
+  count: number;
+  /** Over a layer: true once a drawn pixel's 1/z came within TIE (relative) of the layer's. */
+  nearTie = false;
   private paint: Paint = paintOf(0, 0, 0);
   private readonly background: Paint;
   private readonly W: number;
@@ -42,13 +49,16 @@ export class Raster {
   /** Per row and chunk (row-major), 1 once a span has reached the chunk (its pixels are initialised). */
   private readonly touched: Uint8Array;
   private readonly chunksPerRow: number;
+  private readonly base: Float32Array | null;
 
   /**
    * Draws one frame into `rgb` and `depth` (the z-buffer of 1/z, 0 = nothing drawn), whatever they
    * hold now: every pixel is the background colour `background` (rgb8) with 1/z = 0 until drawn, once
-   * `finish()` has run.
+   * `finish()` has run. With `base` (a static layer) the frame instead holds that layer, copied in by
+   * the caller, and is drawn over it.
    */
-  constructor(frame: { width: number; height: number; rgb: Uint8Array; depth: Float32Array }, background: readonly [number, number, number]) {
+  constructor(frame: { width: number; height: number; rgb: Uint8Array; depth: Float32Array }, background: readonly [number, number, number],
+    base: { z: Float32Array; rasterized: number } | null = null) {
     this.W = frame.width; this.H = frame.height; this.rgb = frame.rgb; this.zbuf = frame.depth;
     this.rgb32 = LITTLE_ENDIAN && frame.rgb.byteOffset % 4 === 0 ? new Uint32Array(frame.rgb.buffer, frame.rgb.byteOffset, frame.rgb.length >> 2) : null;
     this.background = paintOf(clampByte(background[0]), clampByte(background[1]), clampByte(background[2]));
@@ -56,7 +66,9 @@ export class Raster {
     const n = this.H * this.chunksPerRow;
     if (touchedScratch.length < n) touchedScratch = new Uint8Array(n);
     this.touched = touchedScratch.subarray(0, n);
-    this.touched.fill(0);
+    this.touched.fill(base === null ? 0 : 1);
+    this.base = base?.z ?? null;
+    this.count = base?.rasterized ?? 0;
   }
 
   /** Sets the flat colour for the following triangles (0..255 per channel, rounded and clamped). */
@@ -115,8 +127,8 @@ export class Raster {
     let wRow = w0 + gA * (minX - u0) + gB * (minY - v0);
     // Along a row w accumulates rounding below (W + 3)·2^-52·wHi; with this margin every w of an
     // in-range span stays above wLo / 2 > 0 (and nonzero as a float32), so it passes an untouched 0.
-    const untested = wLo > 1e-30 && wLo > wHi * (W + 8) * 2 ** -48;
-    const rgb = this.rgb, zbuf = this.zbuf, touched = this.touched, { r, g, b } = this.paint;
+    const untested = wLo > 1e-30 && wLo > wHi * (W + 8) * 2 ** -48 && this.base === null;
+    const rgb = this.rgb, zbuf = this.zbuf, touched = this.touched, base = this.base, { r, g, b } = this.paint;
     for (let y = minY; y <= maxY; y++, e12 += dy12, e20 += dy20, e01 += dy01, wRow += gB) {
       // The row's covered span, solved from the three edge functions (exact: see spanLo/spanHi).
       const xs = minX + Math.max(0, spanLo(e12, dx12), spanLo(e20, dx20), spanLo(e01, dx01));
@@ -153,6 +165,7 @@ export class Raster {
         const inRange = w >= wLo && w <= wHi && wEnd >= wLo && wEnd <= wHi;
         for (let i = row + xs; i <= end; i++, w += dwx) {
           const wc = inRange ? w : w < wLo ? wLo : w > wHi ? wHi : w;
+          if (base !== null && wc >= base[i] * (1 - TIE) && wc <= base[i] * (1 + TIE)) this.nearTie = true;
           if (wc > zbuf[i]) { zbuf[i] = wc; const o = 3 * i; rgb[o] = r; rgb[o + 1] = g; rgb[o + 2] = b; }
         }
       }

@@ -7,10 +7,12 @@
  * per triangle, back-face culling (optional; else both sides drawn), flat shading from the face
  * normal and a fixed world light, near-plane clip (Sutherland–Hodgman) and guard-band clip only when
  * needed, then scan conversion into the z-buffer (Raster.ts: integer edge functions, 1/z depth).
+ * A camera that does not move can keep its fixed meshes drawn between frames (StaticLayer.ts).
  */
 import type { Pose3, RenderMesh, Vec3 } from "../world/types.js";
 import { rotationOf } from "./math.js";
 import { Raster } from "./Raster.js";
+import type { StaticLayer } from "./StaticLayer.js";
 
 /** A pinhole camera to render from: intrinsics in pixels, pose of its optical frame in the world. */
 export interface RenderCamera {
@@ -78,17 +80,20 @@ let screenVerts = new Float64Array(2 * 1024);
 const clipA = new Float64Array(3 * 16);
 const clipB = new Float64Array(3 * 16);
 
+/** What every mesh of one render needs: the camera, its rotation and position, the light in its frame. */
+interface View { camera: RenderCamera; R: Float64Array; tx: number; ty: number; tz: number; lx: number; ly: number; lz: number }
+
 /**
  * Renders the meshes (world frame) as seen by `camera` into `out` (allocated when absent) and
  * returns it. Throws when the camera is malformed or `out` has another size; never throws on
  * geometry (degenerate, NaN, behind-camera triangles are skipped). `depth: false` skips the metric
  * depth (a division per pixel, a quarter of a frame's time; published images need only rgb):
- * `frame.depth` then holds the z-buffer of 1/z.
+ * `frame.depth` then holds the z-buffer of 1/z. With `layer` (one per camera, for a camera that does
+ * not move) the fixed meshes are drawn from the layer (see drawOverLayer): the same bytes, less work.
  */
-export function renderCamera(meshes: readonly RenderMesh[], camera: RenderCamera, out?: RenderFrame, opts: { depth?: boolean } = {}): RenderFrame {
+export function renderCamera(meshes: readonly RenderMesh[], camera: RenderCamera, out?: RenderFrame, opts: { depth?: boolean; layer?: StaticLayer } = {}): RenderFrame {
   const { width: W, height: H, fx, fy, cx, cy } = camera;
   const near = camera.nearM ?? 0.01;
-  const cull = camera.cullBackFaces ?? true;
   for (const [k, v] of [["fx", fx], ["fy", fy], ["nearM", near]] as const) {
     if (!(Number.isFinite(v) && v > 0)) throw new Error(`render camera: ${k} ${v} must be a positive finite number`);
   }
@@ -97,66 +102,110 @@ export function renderCamera(meshes: readonly RenderMesh[], camera: RenderCamera
   if (frame.width !== W || frame.height !== H) {
     throw new Error(`render frame is ${frame.width}x${frame.height} but camera is ${W}x${H}; allocate a frame per camera size`);
   }
-  const raster = new Raster(frame, BACKGROUND_RGB);
   const R = rotationOf(camera.worldFromCamera);
   const [tx, ty, tz] = camera.worldFromCamera.position;
   const L = LIGHT_DIR_WORLD; // light in the camera frame: Rᵀ·l
-  const lx = R[0] * L[0] + R[3] * L[1] + R[6] * L[2];
-  const ly = R[1] * L[0] + R[4] * L[1] + R[7] * L[2];
-  const lz = R[2] * L[0] + R[5] * L[1] + R[8] * L[2];
-  const uMin = -GUARD_PX, uMax = W + GUARD_PX, vMin = -GUARD_PX, vMax = H + GUARD_PX;
-  let triangles = 0;
-
-  for (const mi of frontToBack(meshes, R, tx, ty, tz)) {
-    const mesh = meshes[mi]!;
-    const pos = mesh.positions, idx = mesh.indices, nv = (pos.length / 3) | 0;
-    if (camVerts.length < 3 * nv) { camVerts = new Float64Array(3 * nv * 2); screenVerts = new Float64Array(2 * nv * 2); }
-    const cv = camVerts, sv = screenVerts;
-    for (let i = 0; i < nv; i++) { // camera from world: Rᵀ·(p − t)
-      const dx = pos[3 * i] - tx, dy = pos[3 * i + 1] - ty, dz = pos[3 * i + 2] - tz;
-      const x = R[0] * dx + R[3] * dy + R[6] * dz;
-      const y = R[1] * dx + R[4] * dy + R[7] * dz;
-      const z = R[2] * dx + R[5] * dy + R[8] * dz;
-      cv[3 * i] = x; cv[3 * i + 1] = y; cv[3 * i + 2] = z;
-      sv[2 * i] = (fx * x) / z + cx; sv[2 * i + 1] = (fy * y) / z + cy;
-    }
-    const [cr, cg, cb] = mesh.color;
-    triangles += (idx.length / 3) | 0;
-    for (let t = 0; t + 2 < idx.length; t += 3) {
-      const i0 = idx[t], i1 = idx[t + 1], i2 = idx[t + 2];
-      if (i0 >= nv || i1 >= nv || i2 >= nv) continue; // index out of range: skip, never read garbage
-      const x0 = cv[3 * i0], y0 = cv[3 * i0 + 1], z0 = cv[3 * i0 + 2];
-      const x1 = cv[3 * i1], y1 = cv[3 * i1 + 1], z1 = cv[3 * i1 + 2];
-      const x2 = cv[3 * i2], y2 = cv[3 * i2 + 1], z2 = cv[3 * i2 + 2];
-      if (!(z0 >= near || z1 >= near || z2 >= near)) continue; // wholly behind the near plane (or NaN)
-      // Face normal (outward for counter-clockwise winding); the camera sits at the origin.
-      const ax = x1 - x0, ay = y1 - y0, az = z1 - z0, bx = x2 - x0, by = y2 - y0, bz = z2 - z0;
-      let nx = ay * bz - az * by, ny = az * bx - ax * bz, nz = ax * by - ay * bx;
-      const back = nx * x0 + ny * y0 + nz * z0 > 0; // seen from behind
-      if (back && cull) continue;
-      const inFront = z0 >= near && z1 >= near && z2 >= near;
-      const u0 = sv[2 * i0], v0 = sv[2 * i0 + 1], u1 = sv[2 * i1], v1 = sv[2 * i1 + 1], u2 = sv[2 * i2], v2 = sv[2 * i2 + 1];
-      if (inFront && ((u0 < 0 && u1 < 0 && u2 < 0) || (u0 > W && u1 > W && u2 > W) ||
-          (v0 < 0 && v1 < 0 && v2 < 0) || (v0 > H && v1 > H && v2 > H))) continue; // off screen
-      // Shaded only once known to be drawn (culling and the off-screen test do not need the length).
-      const nl = Math.hypot(nx, ny, nz);
-      if (!(nl > 0)) continue; // degenerate
-      if (back) { nx = -nx; ny = -ny; nz = -nz; }
-      const shade = AMBIENT + DIFFUSE * Math.max(0, (nx * lx + ny * ly + nz * lz) / nl);
-      raster.setColor(cr * shade, cg * shade, cb * shade);
-      if (inFront) {
-        const inGuard = u0 > uMin && u0 < uMax && u1 > uMin && u1 < uMax && u2 > uMin && u2 < uMax &&
-          v0 > vMin && v0 < vMax && v1 > vMin && v1 < vMax && v2 > vMin && v2 < vMax;
-        if (inGuard) { raster.triangle(u0, v0, 1 / z0, u1, v1, 1 / z1, u2, v2, 1 / z2); continue; }
-      }
-      clipAndDraw(raster, camera, near, x0, y0, z0, x1, y1, z1, x2, y2, z2);
-    }
+  const view: View = {
+    camera, R, tx, ty, tz,
+    lx: R[0] * L[0] + R[3] * L[1] + R[6] * L[2], ly: R[1] * L[0] + R[4] * L[1] + R[7] * L[2], lz: R[2] * L[0] + R[5] * L[1] + R[8] * L[2],
+  };
+  const order = frontToBack(meshes, R, tx, ty, tz);
+  let raster = opts.layer ? drawOverLayer(opts.layer, meshes, order, view, frame) : null;
+  if (raster === null) {
+    raster = new Raster(frame, BACKGROUND_RGB);
+    for (const mi of order) drawMesh(raster, meshes[mi]!, view);
   }
+  let triangles = 0;
+  for (const m of meshes) triangles += (m.indices.length / 3) | 0;
   raster.finish();
   if (opts.depth ?? true) finishDepth(frame.depth);
   frame.stats.triangles = triangles;
   frame.stats.rasterized = raster.count;
   return frame;
+}
+
+/**
+ * Draws the frame as the layer of fixed meshes (drawn first when it does not hold for this camera
+ * and these meshes) with the other meshes drawn over it; null, with the frame left to be drawn in one
+ * pass, when one of their pixels comes within a near tie of the layer's depth.
+ *
+ * Why the bytes are those of one front-to-back pass over all meshes: a triangle's 1/z at a pixel
+ * does not depend on the draw order, and the fixed meshes and the moving ones each keep their
+ * relative order, so only the order between a fixed and a moving triangle differs. The z-buffer keeps
+ * float32 values and the test is strict (w > z), so that order can matter only between values within
+ * float32 rounding of each other. At a pixel where the layer holds L, every fixed value is at most L
+ * plus that rounding. The first moving value clearly above L passes whatever came before it (in
+ * either order) and no fixed value passes after it, so from there both orders run the same. Moving
+ * values clearly below L only ever hold the z-buffer below L: they fail once the fixed values that
+ * make L are drawn, and those pass over them as over nothing, so the fixed triangles decide the pixel
+ * as in the layer. A moving value within the margin (Raster's TIE) of L sends the frame to one pass.
+ */
+function drawOverLayer(layer: StaticLayer, meshes: readonly RenderMesh[], order: number[], view: View, frame: RenderFrame): Raster | null {
+  const fixed = meshes.filter((m) => m.fixed === true);
+  if (!layer.holds(view.camera, fixed)) {
+    layer.redraw(view.camera, fixed);
+    const raster = new Raster({ width: frame.width, height: frame.height, rgb: layer.rgb, depth: layer.z }, BACKGROUND_RGB);
+    for (const mi of order) if (meshes[mi]!.fixed === true) drawMesh(raster, meshes[mi]!, view);
+    raster.finish();
+    layer.rasterized = raster.count;
+  }
+  frame.rgb.set(layer.rgb);
+  frame.depth.set(layer.z);
+  const raster = new Raster(frame, BACKGROUND_RGB, layer);
+  for (const mi of order) if (meshes[mi]!.fixed !== true) drawMesh(raster, meshes[mi]!, view);
+  if (raster.nearTie) { layer.stats.ties++; return null; }
+  layer.stats.hits++;
+  return raster;
+}
+
+/** Transforms, culls, shades and clips one mesh's triangles and draws them into `raster`. */
+function drawMesh(raster: Raster, mesh: RenderMesh, view: View): void {
+  const { camera, R, tx, ty, tz, lx, ly, lz } = view;
+  const { width: W, height: H, fx, fy, cx, cy } = camera;
+  const near = camera.nearM ?? 0.01;
+  const cull = camera.cullBackFaces ?? true;
+  const uMin = -GUARD_PX, uMax = W + GUARD_PX, vMin = -GUARD_PX, vMax = H + GUARD_PX;
+  const pos = mesh.positions, idx = mesh.indices, nv = (pos.length / 3) | 0;
+  if (camVerts.length < 3 * nv) { camVerts = new Float64Array(3 * nv * 2); screenVerts = new Float64Array(2 * nv * 2); }
+  const cv = camVerts, sv = screenVerts;
+  for (let i = 0; i < nv; i++) { // camera from world: Rᵀ·(p − t)
+    const dx = pos[3 * i] - tx, dy = pos[3 * i + 1] - ty, dz = pos[3 * i + 2] - tz;
+    const x = R[0] * dx + R[3] * dy + R[6] * dz;
+    const y = R[1] * dx + R[4] * dy + R[7] * dz;
+    const z = R[2] * dx + R[5] * dy + R[8] * dz;
+    cv[3 * i] = x; cv[3 * i + 1] = y; cv[3 * i + 2] = z;
+    sv[2 * i] = (fx * x) / z + cx; sv[2 * i + 1] = (fy * y) / z + cy;
+  }
+  const [cr, cg, cb] = mesh.color;
+  for (let t = 0; t + 2 < idx.length; t += 3) {
+    const i0 = idx[t], i1 = idx[t + 1], i2 = idx[t + 2];
+    if (i0 >= nv || i1 >= nv || i2 >= nv) continue; // index out of range: skip, never read garbage
+    const x0 = cv[3 * i0], y0 = cv[3 * i0 + 1], z0 = cv[3 * i0 + 2];
+    const x1 = cv[3 * i1], y1 = cv[3 * i1 + 1], z1 = cv[3 * i1 + 2];
+    const x2 = cv[3 * i2], y2 = cv[3 * i2 + 1], z2 = cv[3 * i2 + 2];
+    if (!(z0 >= near || z1 >= near || z2 >= near)) continue; // wholly behind the near plane (or NaN)
+    // Face normal (outward for counter-clockwise winding); the camera sits at the origin.
+    const ax = x1 - x0, ay = y1 - y0, az = z1 - z0, bx = x2 - x0, by = y2 - y0, bz = z2 - z0;
+    let nx = ay * bz - az * by, ny = az * bx - ax * bz, nz = ax * by - ay * bx;
+    const back = nx * x0 + ny * y0 + nz * z0 > 0; // seen from behind
+    if (back && cull) continue;
+    const inFront = z0 >= near && z1 >= near && z2 >= near;
+    const u0 = sv[2 * i0], v0 = sv[2 * i0 + 1], u1 = sv[2 * i1], v1 = sv[2 * i1 + 1], u2 = sv[2 * i2], v2 = sv[2 * i2 + 1];
+    if (inFront && ((u0 < 0 && u1 < 0 && u2 < 0) || (u0 > W && u1 > W && u2 > W) ||
+        (v0 < 0 && v1 < 0 && v2 < 0) || (v0 > H && v1 > H && v2 > H))) continue; // off screen
+    // Shaded only once known to be drawn (culling and the off-screen test do not need the length).
+    const nl = Math.hypot(nx, ny, nz);
+    if (!(nl > 0)) continue; // degenerate
+    if (back) { nx = -nx; ny = -ny; nz = -nz; }
+    const shade = AMBIENT + DIFFUSE * Math.max(0, (nx * lx + ny * ly + nz * lz) / nl);
+    raster.setColor(cr * shade, cg * shade, cb * shade);
+    if (inFront) {
+      const inGuard = u0 > uMin && u0 < uMax && u1 > uMin && u1 < uMax && u2 > uMin && u2 < uMax &&
+        v0 > vMin && v0 < vMax && v1 > vMin && v1 < vMax && v2 > vMin && v2 < vMax;
+      if (inGuard) { raster.triangle(u0, v0, 1 / z0, u1, v1, 1 / z1, u2, v2, 1 / z2); continue; }
+    }
+    clipAndDraw(raster, camera, near, x0, y0, z0, x1, y1, z1, x2, y2, z2);
+  }
 }
 
 /**

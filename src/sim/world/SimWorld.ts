@@ -218,6 +218,9 @@ export class SimWorld implements SimWorldApi {
     return spec ? this.graspPose(spec.name) : null;
   }
 
+  /** True for the frames nothing moves ("world", "base_link", the arm bases): a camera on one has one pose. */
+  frameFixed(name: string): boolean { return Object.hasOwn(BASE_FRAMES, name); }
+
   /** Everything visible, as world-frame triangle meshes: table, arm links, hands, fingers, objects. */
   meshes(): RenderMesh[] {
     return worldMeshes(this.arms.map((a) => ({ arm: a, widthM: this.measured[a.gripperIdx]! })), this.objects);

@@ -7,11 +7,14 @@ import { TABLE } from "./table.js";
 
 const FINGER_COLOR: [number, number, number] = [60, 60, 66];
 
-/** Builds the meshes of one world state (world frame). */
+/**
+ * Builds the meshes of one world state (world frame). The table and the objects physics does not move
+ * (fixed and visual bodies) are marked `fixed`: only the task moves or recolours them.
+ */
 export function worldMeshes(arms: { arm: ArmBodies; widthM: number }[], objects: ObjectStore): RenderMesh[] {
   const out: RenderMesh[] = [];
   const [tx, ty, tz] = TABLE.center;
-  out.push(boxMesh(TABLE.halfExtents, { position: [tx, ty, tz - TABLE.halfExtents[2]], quaternion: [0, 0, 0, 1] }, TABLE.color));
+  out.push({ ...boxMesh(TABLE.halfExtents, { position: [tx, ty, tz - TABLE.halfExtents[2]], quaternion: [0, 0, 0, 1] }, TABLE.color), fixed: true });
   for (const { arm, widthM } of arms) {
     const parts = armPartPoses(arm, widthM);
     for (const c of parts.cylinders) out.push(cylinderMesh(arm.model.linkRadius, c.halfHeight, c.pose, arm.model.color, 12));
@@ -20,8 +23,9 @@ export function worldMeshes(arms: { arm: ArmBodies; widthM: number }[], objects:
   for (const id of objects.ids()) {
     const spec = objects.spec(id);
     const pose = objects.pose(id);
-    out.push(meshFromShape(spec.shape, pose, spec.color));
-    for (const part of spec.parts ?? []) out.push(meshFromShape(part.shape, offsetPose(pose, part.offset), part.color));
+    const fixed = spec.body !== "dynamic";
+    out.push({ ...meshFromShape(spec.shape, pose, spec.color), fixed });
+    for (const part of spec.parts ?? []) out.push({ ...meshFromShape(part.shape, offsetPose(pose, part.offset), part.color), fixed });
   }
   return out;
 }

@@ -54,6 +54,12 @@ export interface RenderMesh {
   /** Triangle vertex indices. */
   indices: Uint32Array;
   color: Vec3;
+  /**
+   * True when only an explicit change to the world moves or recolours the mesh (the table, fixed and
+   * visual objects), never physics or the arms: a camera that does not move keeps such meshes drawn
+   * between frames (render/StaticLayer.ts), and redraws them when they change.
+   */
+  fixed?: boolean;
 }
 
 /** What tasks and the expert see and do. Implemented by SimWorld (src/sim/world/SimWorld.ts). */
