@@ -1,7 +1,7 @@
 /** Remote-policy pure parts (issue 13): prefetch lead, chunk alignment, reply checks, the numpy framing. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { alignChunk, prefetchLeadTicks } from "../../src/policy/remote/chunkTiming.js";
+import { alignChunk, prefetchLeadTicks, ticksToReply } from "../../src/policy/remote/chunkTiming.js";
 import { readActions, readObserveReply } from "../../src/policy/remote/replies.js";
 import { decodeFrame, encodeFrame, f32Array, type NdArray } from "../../src/policy/remote/wire.js";
 import type { RemotePolicyManifest } from "../../src/config/index.js";
@@ -16,6 +16,10 @@ test("prefetch lead: ticks for the p90 round trip + half a period, minus the nee
     [[50], 100, 1, 0],
   ];
   for (const [rtts, period, H, want] of cases) assert.equal(prefetchLeadTicks(rtts, period, H), want, JSON.stringify([rtts, period, H]));
+  // An observe reply is awaited when it fits in its own tick (ticksToReply 0), unclamped otherwise.
+  assert.equal(ticksToReply([20, 25, 30], 100), 0);
+  assert.equal(ticksToReply([170, 180], 100), 2);
+  assert.equal(ticksToReply([900], 100), 9);
 });
 
 test("alignChunk drops the points already past and refuses old or exhausted chunks", () => {

@@ -49,3 +49,31 @@ for (const complexity of ["M(1)", "M(n)"] as const) {
     }
   });
 }
+
+test("pipeline_observe: a reply that fits in half a tick is awaited (this tick's verdict); a 150 ms one is not (the newest in hand)", { skip: missing ?? false, timeout: 60_000 }, async () => {
+  const slow = await startPolicyServer(["--adapter", "endingAdapter:create", "--adapter-arg", "end_every=3", "--port", "0", "--delay-ms", "150"], { PYTHONPATH: "test/policy" });
+  const robot = loadRobotProfile("robots/x-one.yaml").profile;
+  const image = new Float32Array(3 * 24 * 32);
+  try {
+    for (const [url, lagged] of [[server!.url, false], [slow.url, true]] as const) {
+      const bundle = writeRemoteBundle(url, { latency: { prefetch: false, pipeline_observe: true } });
+      const policy = loadRemotePolicy(bundle, { robot });
+      try {
+        await policy.reset({ task: "t", episode: 0, seed: 1, instruction: "press the button", complexity: "M(1)" });
+        policy.setInstruction("press the button");
+        const ends: boolean[] = [];
+        for (let k = 0; k < 3; k++) {
+          ends.push((await policy.observe({ stampNs: BigInt(k) * 100_000_000n, images: { head: image, left_wrist: image, right_wrist: image }, state: new Float64Array(16) })).subtaskEnded);
+          await new Promise((r) => setTimeout(r, 100)); // the rest of a 10 Hz tick
+        }
+        // The adapter declares the end at the 3rd observation: seen at once when awaited, a tick or more later when pipelined.
+        assert.deepEqual(ends, lagged ? [false, false, false] : [false, false, true], url);
+      } finally {
+        await policy.close();
+        rmSync(bundle, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    await slow.stop();
+  }
+});

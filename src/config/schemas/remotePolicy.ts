@@ -44,7 +44,7 @@ export const remotePolicySchema = z.object({
     execute_steps: intIn(1, 1000).nullable().default(null),
     /** A chunk computed from an observation older than this is never executed. */
     max_chunk_age_ms: positiveUpTo(60_000).default(500),
-    /** mem0: observe() returns the newest classifier reply instead of waiting for this tick's (lag reported). */
+    /** mem0: observe() returns the newest classifier reply instead of waiting for this tick's when that would come after the middle of the tick (lag reported). */
     pipeline_observe: z.boolean().default(true),
   }).strict().default({}),
   /** openpi only: where Engram's cameras, state and instruction go in the server's observation map. */

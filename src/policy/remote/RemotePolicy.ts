@@ -3,10 +3,10 @@
  * Policy contract as Mem0Policy. `mem0`: observe() sends every frame (the server's memory sees
  * them all), act() asks for a chunk; `openpi`: observe() keeps the frame, act() sends it to `infer`.
  *
- * Latency hiding: observe() may return the newest classifier reply instead of waiting for this
- * tick's (`pipeline_observe`; the lag is reported); the next chunk is requested `d` ticks before
- * the running one ends (`d` from the measured round trips), aligned to the tick it is used at, and
- * never used past `max_chunk_age_ms`. Faults reject with the cause (the loop holds and logs it);
+ * Latency hiding: observe() returns the newest classifier reply instead of waiting for this tick's
+ * when that would not come by the middle of the tick (`pipeline_observe`; the lag is reported); the
+ * next chunk is requested `d` ticks before the running one ends (`d` from the measured round trips),
+ * aligned to the tick it is used at, and never used past `max_chunk_age_ms`. Faults reject with the cause (the loop holds and logs it);
  * the connection reconnects with backoff, and reset() waits for the server up to `give_up_s`.
  */
 import { readFileSync } from "node:fs";
@@ -16,7 +16,7 @@ import { getLayout, layoutNames } from "../../robot/layout.js";
 import type { LayoutSpec, RobotProfile } from "../../robot/types.js";
 import { chunkToRobotOrder } from "../mem0/layout.js";
 import type { ActionChunk, EpisodeInfo, ObserveResult, Policy, PolicySpec, PreparedObservation } from "../types.js";
-import { alignChunk, prefetchLeadTicks } from "./chunkTiming.js";
+import { alignChunk, prefetchLeadTicks, ticksToReply } from "./chunkTiming.js";
 import { openpiObservation } from "./openpiObservation.js";
 import { PolicyConnection } from "./PolicyConnection.js";
 import { checkMetadata, readActions, readObserveReply } from "./replies.js";
@@ -64,7 +64,9 @@ export class RemotePolicy implements Policy {
   private openpiFrame: { step: number; frame: WireValue } | null = null;
   private prefetched: Pending | null = null;
   private nextChunkStep = 0;
+  /** Recent act and observe round trips, ms (the prefetch lead, and whether an observe reply fits in its tick). */
   private readonly roundTripsMs: number[] = [];
+  private readonly observeRoundTripsMs: number[] = [];
   /** Round trips (send → reply) and the time observe()/act() kept the loop waiting, ms, since construction (bench figures). */
   readonly timing = { observeRoundTripMs: [] as number[], observeCallMs: [] as number[], actCallMs: [] as number[] };
   /** Counts resets: a reply (or fault) of an earlier episode that lands late is ignored. */
@@ -142,6 +144,7 @@ export class RemotePolicy implements Policy {
     const read = reply.then((r) => {
       if (epoch !== this.episodeEpoch) return;
       this.timing.observeRoundTripMs.push(performance.now() - sentMs);
+      pushRecent(this.observeRoundTripsMs, performance.now() - sentMs);
       try {
         const map = this.checkOk(r, "observe");
         const o = readObserveReply(map, `${this.where}: observe step ${k}`);
@@ -150,7 +153,10 @@ export class RemotePolicy implements Policy {
         this.observed.push({ step: k, ...o, endReply });
       } catch (err) { this.observeFault ??= err as Error; } });
     this.maybePrefetch(k);
-    if (!this.m.latency.pipeline_observe || this.observed.length === 0 && this.lastLogit === Number.NEGATIVE_INFINITY) await read;
+    // The reply is awaited when it comes by the middle of this tick (no lag, as in process), and
+    // always for the first frame; else observe() returns the newest verdict in hand.
+    const pipelined = this.m.latency.pipeline_observe && this.lastLogit !== Number.NEGATIVE_INFINITY && ticksToReply(this.observeRoundTripsMs, this.periodMs(k)) > 0;
+    if (!pipelined) await read;
     if (this.observeFault) throw this.observeFault;
     const newest = this.observed.splice(0);
     const ended = newest.some((o) => o.ended);
@@ -179,8 +185,7 @@ export class RemotePolicy implements Policy {
         pending = null;
         continue;
       }
-      this.roundTripsMs.push(roundTripMs); // prefetched ones too: arrivedMs is their true arrival, so the lead follows the server as it slows down or recovers
-      if (this.roundTripsMs.length > 50) this.roundTripsMs.shift();
+      pushRecent(this.roundTripsMs, roundTripMs); // prefetched ones too: arrivedMs is their true arrival, so the lead follows the server as it slows down or recovers
       this.nextChunkStep = k + Math.min(this.executeSteps, aligned.horizon);
       this.opts.onRemoteEvent?.({ kind: "chunk", step: k, fromStep: req.step, dropped: aligned.dropped, waitedMs: performance.now() - t0, roundTripMs, prefetched: pending !== null });
       const { jointNames, actions: robotUnits } = chunkToRobotOrder(this.layout, aligned.actions, aligned.horizon, this.robotOrder);
@@ -208,9 +213,13 @@ export class RemotePolicy implements Policy {
   /** Requests the next chunk early when the running one ends within the measured round trip. */
   private maybePrefetch(k: number): void {
     if (!this.m.latency.prefetch || this.prefetched || this.nextChunkStep === 0) return;
-    const periodMs = k > 0 ? Number(this.stamps[k]! - this.stamps[k - 1]!) / 1e6 : 1000 / (this.m.control_hz ?? 10);
-    if (k < this.nextChunkStep - prefetchLeadTicks(this.roundTripsMs, periodMs, this.m.horizon)) return;
+    if (k < this.nextChunkStep - prefetchLeadTicks(this.roundTripsMs, this.periodMs(k), this.m.horizon)) return;
     this.prefetched = this.requestChunk(k);
+  }
+
+  /** The control period at step k, ms: from the observation stamps, else the manifest's rate. */
+  private periodMs(k: number): number {
+    return k > 0 ? Number(this.stamps[k]! - this.stamps[k - 1]!) / 1e6 : 1000 / (this.m.control_hz ?? 10);
   }
 
   private requestChunk(k: number): Pending {
@@ -230,6 +239,12 @@ export class RemotePolicy implements Policy {
     if (this.m.protocol === "mem0" && map.ok !== true) throw new Error(`${this.where}: server ${this.url} refused ${what}: ${typeof map.error === "string" ? map.error : "ok is not true"}`);
     return map;
   }
+}
+
+/** Appends `ms`, keeping the 50 most recent. */
+function pushRecent(window: number[], ms: number): void {
+  window.push(ms);
+  if (window.length > 50) window.shift();
 }
 
 /** A promise that never rejects: the error becomes its value (awaited later, or never, without an unhandled rejection). */

@@ -4,17 +4,25 @@
  */
 
 /**
- * Ticks of lead `d` for a prefetch: the fewest ticks before the one that needs the chunk at which
- * a request still has its reply by the middle of that tick (the round trip, p90 of recent ones, plus
- * half a period for the tick's own work before and after act), so the tick ends on time; clamped to
- * [0, horizon - 1] so an aligned chunk keeps at least one point. 0: a round trip that fits in a
- * tick is asked for at the tick itself and drops no point, as in process. Every tick of lead
- * drops one point of the chunk and makes its observation one tick older.
+ * Ticks after the one a request is sent in until its reply is in by the middle of a tick: the round
+ * trip (p90 of recent ones; one period when none is measured yet) plus half a period for the tick's
+ * own work before and after waiting, in periods, rounded up, minus the sending tick. 0: the reply
+ * fits in the tick it was asked in.
  */
-export function prefetchLeadTicks(roundTripsMs: readonly number[], periodMs: number, horizon: number): number {
+export function ticksToReply(roundTripsMs: readonly number[], periodMs: number): number {
   const sorted = [...roundTripsMs].sort((a, b) => a - b);
   const p90 = sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(0.9 * sorted.length))]! : periodMs;
-  return Math.max(0, Math.min(horizon - 1, Math.ceil((p90 + periodMs / 2) / periodMs) - 1));
+  return Math.max(0, Math.ceil((p90 + periodMs / 2) / periodMs) - 1);
+}
+
+/**
+ * Ticks of lead `d` for a prefetch: `ticksToReply` clamped to [0, horizon - 1], so an aligned chunk
+ * keeps at least one point. 0: a chunk whose round trip fits in a tick is asked for at the tick
+ * itself and drops no point, as in process. Every tick of lead drops one point of the chunk and
+ * makes its observation one tick older.
+ */
+export function prefetchLeadTicks(roundTripsMs: readonly number[], periodMs: number, horizon: number): number {
+  return Math.min(horizon - 1, ticksToReply(roundTripsMs, periodMs));
 }
 
 /** A chunk requested for observation `fromStep`, aligned to `atStep`, or why it must not run. */
