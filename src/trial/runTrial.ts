@@ -123,6 +123,7 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
         const recorder = cfg.record.enabled && !o.noRecord ? await BusRecorder.start(bus, rec.path, topics, { ...rec.options, compression: recording.compression }) : null;
         const stopSim = new AbortController();
         let simLoop: Promise<void> | null = null;
+        let simFailure: Error | null = null;
         // The recording is closed whatever happens in the episode (abort, error): what it holds stays readable.
         try {
           interventions = 0;
@@ -131,7 +132,8 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
           const sim0 = clock.nowNs();
           const episode = node.reset({ task, seed })!;
           // Real-time mode: the twin steps on the wall clock by itself while the loop runs (lock-step: the loop's pace advances it).
-          simLoop = lockstep ? null : node.runRealtime(stopSim.signal);
+          // A twin that fails ends the episode held (checkEnd), never as an unhandled rejection that would kill the run and its recording.
+          simLoop = lockstep ? null : node.runRealtime(stopSim.signal).catch((err: unknown) => { simFailure = err instanceof Error ? err : new Error(String(err)); });
           const instruction = episode.instruction;
           await loopPolicy.reset({ task: task.id, episode: i, seed, instruction, complexity });
           if (task.tmc === "M1") loopPolicy.setInstruction(instruction);
@@ -158,6 +160,7 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
             maxSteps: Math.min(episode.limit, o.maxSteps ?? Infinity),
             checkEnd: () => (o.signal?.aborted ? { kind: "aborted", reason: interruptReason(o.signal) }
               : files.writeFailure ? { kind: "aborted", reason: files.writeFailure.message }
+              : simFailure ? { kind: "aborted", reason: `sim twin (real-time mode) failed: ${(simFailure as Error).message}` }
               : episode.done ? (episode.success ? { kind: "success" } : { kind: "failure", reason: "step limit" }) : null),
           });
           stopSim.abort();

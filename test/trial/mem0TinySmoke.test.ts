@@ -74,3 +74,30 @@ test("sim.mode realtime: the twin steps on the wall clock by itself, so the poli
     rmSync(out, { recursive: true, force: true });
   }
 });
+
+test("sim.mode realtime: a twin that fails mid-episode ends it aborted with the cause, and the run stops cleanly", { timeout: 120_000 }, async () => {
+  // Before: the twin's loop rejected unobserved, and Node killed the process mid-episode (recording unclosed).
+  const out = mkdtempSync(join(tmpdir(), "engram-realtime-fail-"));
+  try {
+    const run = loadRunConfig("launch/sim-x-one.yaml");
+    run.config.sim.mode = "realtime";
+    const summary = await runTrial({
+      run, robot: loadRobotProfile(run.robotPath), policyPath: BUNDLE, task: "put-back-block",
+      episodes: 2, seed: 1000, outDir: out, maxSteps: 30,
+      wrapPolicy: (policy, node) => {
+        const step = node.world.step.bind(node.world);
+        let steps = 0;
+        node.world.step = () => { if (++steps > 240) throw new Error("physics blew up"); step(); };
+        return policy;
+      },
+    });
+    assert.match(summary.aborted?.reason ?? "", /sim twin \(real-time mode\) failed: physics blew up/);
+    const events = readFileSync(join(out, "events.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.ok(events.some((e) => e.event === "safety_hold"), "the arm was held");
+    assert.equal(events.filter((e) => e.event === "episode_end").length, 1, "the run stopped after the failed episode");
+    const mcap = readFileSync(join(out, "episodes", "0.mcap"));
+    assert.deepEqual([...mcap.subarray(mcap.length - 8)], [0x89, 0x4d, 0x43, 0x41, 0x50, 0x30, 0x0d, 0x0a], "the episode's recording is closed (MCAP footer magic)");
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});

@@ -6,8 +6,9 @@
  * Latency hiding: observe() returns the newest classifier reply instead of waiting for this tick's
  * when that would not come by the middle of the tick (`pipeline_observe`; the lag is reported); the
  * next chunk is requested `d` ticks before the running one ends (`d` from the measured round trips),
- * aligned to the tick it is used at, and never used past `max_chunk_age_ms`. Faults reject with the cause (the loop holds and logs it);
- * the connection reconnects with backoff, and reset() waits for the server up to `give_up_s`.
+ * aligned to the tick it is used at, and never used past `max_chunk_age_ms`. Faults reject with the
+ * cause (the loop holds and logs it); the connection reconnects with backoff, and reset() waits for
+ * the server up to `give_up_s`.
  */
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
@@ -143,8 +144,9 @@ export class RemotePolicy implements Policy {
     const epoch = this.episodeEpoch;
     const read = reply.then((r) => {
       if (epoch !== this.episodeEpoch) return;
-      this.timing.observeRoundTripMs.push(performance.now() - sentMs);
-      pushRecent(this.observeRoundTripsMs, performance.now() - sentMs);
+      const roundTripMs = performance.now() - sentMs;
+      this.timing.observeRoundTripMs.push(roundTripMs);
+      pushRecent(this.observeRoundTripsMs, roundTripMs);
       try {
         const map = this.checkOk(r, "observe");
         const o = readObserveReply(map, `${this.where}: observe step ${k}`);
