@@ -54,18 +54,21 @@ test("mem0-tiny runs two closed-loop Put Back Block episodes on the sim twin", {
   }
 });
 
+/** runTrial of mem0-tiny on the twin with `sim.mode: realtime` into `out`; `over` adds or overrides options. */
+async function realtimeTrial(out: string, over: Partial<Parameters<typeof runTrial>[0]>) {
+  const run = loadRunConfig("launch/sim-x-one.yaml");
+  run.config.sim.mode = "realtime";
+  const summary = await runTrial({ run, robot: loadRobotProfile(run.robotPath), policyPath: BUNDLE, task: "put-back-block", episodes: 1, seed: 1000, outDir: out, ...over });
+  const events = readFileSync(join(out, "events.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+  return { summary, events };
+}
+
 test("sim.mode realtime: the twin steps on the wall clock by itself, so the policy gets sensors and acts", { timeout: 120_000 }, async () => {
   // Before: runTrial never ran the twin in real-time mode; every tick held on stale sensors, no chunk ran.
   const out = mkdtempSync(join(tmpdir(), "engram-realtime-"));
   try {
-    const run = loadRunConfig("launch/sim-x-one.yaml");
-    run.config.sim.mode = "realtime";
-    const summary = await runTrial({
-      run, robot: loadRobotProfile(run.robotPath), policyPath: BUNDLE, task: "put-back-block",
-      episodes: 1, seed: 1000, outDir: out, maxSteps: 20, noRecord: true,
-    });
+    const { summary, events } = await realtimeTrial(out, { maxSteps: 20, noRecord: true });
     assert.equal(summary.aborted ?? null, null);
-    const events = readFileSync(join(out, "events.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.ok(events.some((e) => e.event === "first_chunk"), "the policy acted on the twin's sensors");
     const record = JSON.parse(readFileSync(join(out, "episodes.jsonl"), "utf8").trim().split("\n")[0]!) as { steps: number; duration_s: number };
     assert.equal(record.steps, 20);
@@ -79,11 +82,8 @@ test("sim.mode realtime: a twin that fails mid-episode ends it aborted with the 
   // Before: the twin's loop rejected unobserved, and Node killed the process mid-episode (recording unclosed).
   const out = mkdtempSync(join(tmpdir(), "engram-realtime-fail-"));
   try {
-    const run = loadRunConfig("launch/sim-x-one.yaml");
-    run.config.sim.mode = "realtime";
-    const summary = await runTrial({
-      run, robot: loadRobotProfile(run.robotPath), policyPath: BUNDLE, task: "put-back-block",
-      episodes: 2, seed: 1000, outDir: out, maxSteps: 30,
+    const { summary, events } = await realtimeTrial(out, {
+      episodes: 2, maxSteps: 30,
       wrapPolicy: (policy, node) => {
         const step = node.world.step.bind(node.world);
         let steps = 0;
@@ -92,7 +92,6 @@ test("sim.mode realtime: a twin that fails mid-episode ends it aborted with the 
       },
     });
     assert.match(summary.aborted?.reason ?? "", /sim twin \(real-time mode\) failed: physics blew up/);
-    const events = readFileSync(join(out, "events.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.ok(events.some((e) => e.event === "safety_hold"), "the arm was held");
     assert.equal(events.filter((e) => e.event === "episode_end").length, 1, "the run stopped after the failed episode");
     const mcap = readFileSync(join(out, "episodes", "0.mcap"));
