@@ -1,6 +1,6 @@
 /**
  * Worker-thread side of the camera render pool (renderPool.ts): renders one camera frame from the
- * meshes and camera it is sent and returns rgb8 bytes or JPEG bytes (sharp). Rendering is pure,
+ * meshes and camera it is sent and returns rgb8 bytes or JPEG bytes (libjpeg-turbo). Rendering is pure,
  * so a frame is identical to one rendered on the main thread.
  */
 import { parentPort } from "node:worker_threads";

@@ -88,7 +88,7 @@ export class SensorPublishers {
     const image = cam.encoding === "rgb8"
       ? bus.advertise(cam.topic, "sensor_msgs/msg/Image", SIM_SENSOR_QOS)
       : bus.advertise(cam.topic, "sensor_msgs/msg/CompressedImage", SIM_SENSOR_QOS);
-    // Frames of one camera publish in order; JPEG encodes run on sharp's threads while the sim
+    // Frames of one camera publish in order; frames from the render pool arrive while the sim
     // steps on, and `flush()` (called at the end of every advance) waits for them.
     let previous: Promise<void> = Promise.resolve();
     const slot = this.o.profile.cameras.indexOf(cam);
@@ -192,7 +192,7 @@ export class SensorPublishers {
       if (s.nextNs <= tNs) s.nextNs = tNs + s.periodNs; // fell behind (real-time overload): skip, don't burst
       if (dropCameras && s.camera) { this.droppedFrames++; continue; }
       if (untilNs !== undefined && s.camera && untilNs + 1 >= s.nextNs) { this.supersededFrames++; continue; }
-      // Rendering runs synchronously inside publish(); JPEG encodes of cameras due together overlap (sharp's threads).
+      // Rendering and JPEG encoding run synchronously inside publish() (in the render pool, they overlap).
       pending.push(s.publish(stampNs, lazyMeshes));
     }
     await Promise.all(pending);

@@ -49,7 +49,7 @@ export function benchCamera(): RenderCamera {
 /**
  * Renders the bench scene repeatedly into one reused frame; returns ms per 640x480 frame (wall and
  * this thread's CPU), the triangle count, the covered fraction of the image, and ms per JPEG encode
- * (sharp, quality 90, awaited one at a time as a publisher does; wall and CPU of all threads).
+ * (libjpeg-turbo, quality 90, as a publisher encodes; wall and CPU of all threads).
  * NOTE: CPU figures are given because wall time is noisy on a shared machine.
  */
 export async function benchRender(frames = 60): Promise<{
@@ -70,7 +70,7 @@ export async function benchRender(frames = 60): Promise<{
   const j0 = process.hrtime.bigint();
   const jcpu0 = process.cpuUsage();
   for (let i = 0; i < jpegs; i++) await jpegFromRgb(frame.rgb, frame.width, frame.height);
-  const jcpu = process.cpuUsage(jcpu0); // all threads: sharp encodes on libuv's pool
+  const jcpu = process.cpuUsage(jcpu0);
   const jpegMs = Number(process.hrtime.bigint() - j0) / 1e6 / jpegs;
   const jpegCpuMs = (jcpu.user + jcpu.system) / 1e3 / jpegs;
   let drawn = 0;
