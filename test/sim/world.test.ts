@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { loadRobotProfile } from "../../src/robot/index.js";
 import { SimWorld } from "../../src/sim/world/SimWorld.js";
+import type { ArmBodies } from "../../src/sim/world/armBodies.js";
 import type { ObjectSpec, Vec3 } from "../../src/sim/world/types.js";
 
 const { profile } = loadRobotProfile("robots/x-one.yaml");
@@ -157,4 +158,28 @@ test("compound objects: parts collide, share the body's pose, and render with th
   const n = pos.length / 3;
   assert.ok(Math.abs(cx / n - p[0]) < 0.005 && Math.abs(cy / n - (p[1] + 0.06)) < 0.005, `part mesh centred 6 cm along world y: ${cx / n}, ${cy / n}`);
   w.dispose();
+});
+
+test("an arm left where it was posed is not re-posed, and the world steps exactly as if it were", async () => {
+  // Two worlds: one re-posing both arms every step (as before the idle-arm skip), one skipping the
+  // idle right arm. The left arm grasps, carries and releases a block; another block lies under the right hand.
+  const worlds = [await SimWorld.create({ profile }), await SimWorld.create({ profile })];
+  const [skipping, reposing] = worlds as [SimWorld, SimWorld];
+  const armsOf = (w: SimWorld) => (w as unknown as { arms: ArmBodies[] }).arms;
+  const step = reposing.step.bind(reposing);
+  reposing.step = () => { for (const a of armsOf(reposing)) a.posedAt.fill(NaN); step(); };
+  const under = skipping.graspPose("right").position;
+  const ids = worlds.map((w) => [w.addObject(block([0.45, 0.3, 0.77])), w.addObject(block([under[0], under[1], 0.77], "other"))]);
+  const phases: [Vec3, number, number][] = [[[0.45, 0.3, 0.90], 0.08, 240], [[0.45, 0.3, 0.772], 0.08, 120], [[0.45, 0.3, 0.772], 0, 120],
+    [[0.55, 0.2, 0.872], 0, 240], [[0.55, 0.2, 0.872], 0.08, 120]];
+  let idleFk: unknown = null; // as posed on the first step
+  for (const [p, width, steps] of phases) {
+    for (const w of worlds) moveTo(w, "left", p, width, steps);
+    idleFk ??= armsOf(skipping)[1]!.fk;
+    assert.deepEqual(skipping.jointPositions(), reposing.jointPositions());
+    ids[0]!.forEach((id, k) => assert.deepEqual(skipping.objectPose(id), reposing.objectPose(ids[1]![k]!)));
+  }
+  assert.equal(skipping.heldObject("left"), null);
+  assert.equal(armsOf(skipping)[1]!.fk, idleFk, "the idle right arm was posed again");
+  for (const w of worlds) w.dispose();
 });
