@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import type { CameraCalibration } from "../../src/robot/types.js";
 import { benchRender } from "../../src/sim/render/bench.js";
@@ -164,7 +165,7 @@ test("the frame's buffers are reused between renders and cleared each time", () 
 
 test("a frame holding anything renders the same bytes as a fresh one (the lazy clear reaches every pixel)", () => {
   // Overlapping shapes, edges that end inside 16-pixel chunks, widths that are no multiple of 4 or 16,
-  // an rgb view at an odd byte offset (no 32-bit words), with and without metric depth.
+  // an rgb view at an odd byte offset, with and without metric depth (not written without it).
   const meshes: RenderMesh[] = [
     boxMesh([0.25, 0.2, 0.02], { position: [0.1, 0.05, 1.2], quaternion: quatFromAxisAngle([1, 0.3, 0], 0.9) }, [150, 110, 70]),
     cylinderMesh(0.06, 0.1, at(-0.1, 0.02, 1), [40, 180, 60], 11),
@@ -183,7 +184,7 @@ test("a frame holding anything renders the same bytes as a fresh one (the lazy c
         renderCamera(meshes, cam, frame, { depth });
         const where = `${width}x${height}, depth ${depth}, rgb at byte ${frame.rgb.byteOffset}`;
         assert.ok(Buffer.from(frame.rgb).equals(Buffer.from(fresh.rgb)), `${where}: rgb differs from a fresh frame's`);
-        assert.ok(Buffer.from(frame.depth.buffer, frame.depth.byteOffset, frame.depth.byteLength)
+        if (depth) assert.ok(Buffer.from(frame.depth.buffer, frame.depth.byteOffset, frame.depth.byteLength)
           .equals(Buffer.from(fresh.depth.buffer, fresh.depth.byteOffset, fresh.depth.byteLength)), `${where}: depth differs from a fresh frame's`);
       }
       if (depth) assert.ok(!isBackground(fresh, width >> 1, height >> 1) && isBackground(fresh, 0, 0), `${width}x${height}: the scene covers the centre, not the corner`);
@@ -250,4 +251,10 @@ test("benchRender reports figures for the representative scene", async () => {
   assert.ok(figures.triangles >= 1000 && figures.triangles <= 2000, `triangles ${figures.triangles}`);
   assert.ok(figures.render_ms_per_frame_640x480 > 0 && figures.jpeg_ms_640x480 > 0);
   assert.ok(figures.pixels_drawn_fraction > 0.5 && figures.pixels_drawn_fraction < 1, `covered ${figures.pixels_drawn_fraction}`);
+});
+
+test("the span loops' committed wasm is what spans.wat assembles to (npm run build:wasm after editing it)", async () => {
+  const { assembleSpans, spansModuleSource } = await import("../../src/sim/render/assembleSpans.js");
+  const committed = readFileSync("src/sim/render/spansWasm.ts", "utf8");
+  assert.equal(committed, spansModuleSource(await assembleSpans()), "src/sim/render/spansWasm.ts is stale: run npm run build:wasm");
 });

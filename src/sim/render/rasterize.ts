@@ -42,7 +42,7 @@ export interface RenderFrame {
   rgb: Uint8Array;
   /**
    * width·height metres along the optical z axis; +Infinity where only background is seen. Rendered
-   * with `{ depth: false }` it holds the renderer's z-buffer of 1/z instead (0 = background).
+   * with `{ depth: false }` it is not written.
    */
   depth: Float32Array;
   /** Triangles submitted and triangles that reached the rasterizer (after culling and clipping) in the last render. */
@@ -88,7 +88,7 @@ interface View { camera: RenderCamera; R: Float64Array; tx: number; ty: number; 
  * returns it. Throws when the camera is malformed or `out` has another size; never throws on
  * geometry (degenerate, NaN, behind-camera triangles are skipped). `depth: false` skips the metric
  * depth (a division per pixel, a quarter of a frame's time; published images need only rgb):
- * `frame.depth` then holds the z-buffer of 1/z. With `layer` (one per camera, for a camera that does
+ * `frame.depth` is then left as it was. With `layer` (one per camera, for a camera that does
  * not move) the fixed meshes are drawn from the layer (see drawOverLayer): the same bytes, less work.
  */
 export function renderCamera(meshes: readonly RenderMesh[], camera: RenderCamera, out?: RenderFrame, opts: { depth?: boolean; layer?: StaticLayer } = {}): RenderFrame {
@@ -117,7 +117,7 @@ export function renderCamera(meshes: readonly RenderMesh[], camera: RenderCamera
   }
   let triangles = 0;
   for (const m of meshes) triangles += (m.indices.length / 3) | 0;
-  raster.finish();
+  raster.finish(opts.depth ?? true);
   if (opts.depth ?? true) finishDepth(frame.depth);
   frame.stats.triangles = triangles;
   frame.stats.rasterized = raster.count;
@@ -149,8 +149,6 @@ function drawOverLayer(layer: StaticLayer, meshes: readonly RenderMesh[], order:
     raster.finish();
     layer.rasterized = raster.count;
   }
-  frame.rgb.set(layer.rgb);
-  frame.depth.set(layer.z);
   const raster = new Raster(frame, BACKGROUND_RGB, layer);
   for (const mi of order) if (meshes[mi]!.fixed !== true) drawMesh(raster, meshes[mi]!, view);
   if (raster.nearTie) { layer.stats.ties++; return null; }
