@@ -7,9 +7,9 @@
  * The frame is cleared lazily, per chunk of 2^CHUNK_BITS pixels of a row: a chunk is "untouched"
  * until a span first reaches it (its pixels then start as background with 1/z = 0), and `finish()`
  * clears the chunks no span reached. Where a span crosses untouched chunks every 1/z > 0 passes the
- * depth test against that 0, so those pixels are written without it, their colour four pixels (three
- * 32-bit words) at a time: the same image as clearing first and testing each pixel, with one write
- * per pixel instead of two, and, meshes being drawn front to back, most of a frame's pixels.
+ * depth test against that 0, so those pixels are written without it: the same image as clearing first
+ * and testing each pixel, with one write per pixel instead of two, and, meshes being drawn front to
+ * back, most of a frame's pixels. Clears write the background four pixels (three 32-bit words) at a time.
  *
  * Drawn over a static layer (`base`, see rasterize.ts) the frame starts as the layer's finished pixels:
  * no chunk is untouched, every pixel is depth-tested, and each is checked for a near tie with the layer.
@@ -18,7 +18,6 @@
  * ~3x faster per pixel than typed-array loops here) and copied into the caller's buffers by `finish()`.
  */
 import { spanBuffers, spans } from "./spans.js";
-
 
 const SUB = 16; // sub-pixel steps per pixel for the integer edge functions
 const CHUNK_BITS = 4; // chunks of 16 pixels
@@ -52,7 +51,7 @@ export class Raster {
   private readonly zAt: number;
   private readonly baseAt: number;
   private readonly out: { rgb: Uint8Array; depth: Float32Array };
-  /** rgb as 32-bit words (null where the words would not be little-endian or aligned). */
+  /** rgb as 32-bit words (null where they would not be little-endian). */
   private readonly rgb32: Uint32Array | null;
   private readonly zbuf: Float32Array;
   /** Per row and chunk (row-major), 1 once a span has reached the chunk (its pixels are initialised). */
