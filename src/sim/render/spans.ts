@@ -4,15 +4,17 @@
  */
 import { SPANS_WASM_BASE64 } from "./spansWasm.js";
 
-type Span = (z: number, rgb: number, i: number, end: number, w: number, d: number, r: number, g: number, b: number) => number;
-
 interface SpanExports {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
   nearTie: { value: number };
-  untested: Span;
-  tested: Span;
-  testedNearTie: (z: number, rgb: number, base: number, i: number, end: number, w: number, d: number,
-    r: number, g: number, b: number, lo: number, hi: number) => number;
+  /** Background (packed 0x00BBGGRR) and 1/z = 0 for pixels i..end. */
+  clear(z: number, rgb: number, i: number, end: number, background: number): void;
+  /** Every row of one triangle; the parameters are spans.wat's (Raster.triangle passes them). */
+  rows(z: number, rgb: number, base: number, hasBase: number, touched: number, W: number, chunksPerRow: number,
+    minX: number, maxX: number, minY: number, maxY: number, e12: number, e20: number, e01: number,
+    dx12: number, dy12: number, dx20: number, dy20: number, dx01: number, dy01: number,
+    wRow: number, gB: number, dwx: number, wLo: number, wHi: number, untested: number,
+    r: number, g: number, b: number, background: number, tieLo: number, tieHi: number): void;
 }
 
 // NOTE: this project's TypeScript libs (ES2022, @types/node) do not declare the WebAssembly API; Node has it.
@@ -31,29 +33,37 @@ export interface SpanBuffers {
   base: Float32Array;
   /** rgb8, 3 bytes per pixel, at an offset that is a multiple of 4. */
   rgb: Uint8Array;
+  /** The chunk map (Raster.ts): one byte per 16-pixel chunk of a row, at most one per pixel. */
+  touched: Uint8Array;
   zAt: number;
   baseAt: number;
   rgbAt: number;
+  touchedAt: number;
 }
 
 const PAGE = 65536;
-let capacity = 0; // pixels the memory is laid out for: z at 0, base at 4·capacity, rgb at 8·capacity
+let capacity = 0; // pixels the memory is laid out for: z at 0, base at 4·capacity, rgb at 8·capacity, touched at 11·capacity
 let current: SpanBuffers | null = null;
 
-/** The buffers for a frame of `pixels` pixels (valid until a call for a larger frame grows the memory). */
-export function spanBuffers(pixels: number): SpanBuffers {
+/**
+ * The buffers for a frame of `pixels` pixels and `chunks` chunks (valid until a call for a larger
+ * frame grows the memory).
+ */
+export function spanBuffers(pixels: number, chunks: number): SpanBuffers {
   const { memory } = spans;
+  if (chunks > pixels) throw new Error(`spanBuffers: ${chunks} chunks for ${pixels} pixels`);
   if (pixels > capacity) {
-    const need = Math.ceil((11 * pixels) / PAGE) - memory.buffer.byteLength / PAGE;
+    const need = Math.ceil((12 * pixels) / PAGE) - memory.buffer.byteLength / PAGE;
     if (need > 0) memory.grow(need);
     capacity = pixels;
     current = null;
   }
-  if (current === null || current.z.length !== pixels || current.z.buffer !== memory.buffer) {
-    const zAt = 0, baseAt = 4 * capacity, rgbAt = 8 * capacity;
+  if (current === null || current.z.length !== pixels || current.touched.length !== chunks || current.z.buffer !== memory.buffer) {
+    const zAt = 0, baseAt = 4 * capacity, rgbAt = 8 * capacity, touchedAt = 11 * capacity;
     current = {
       z: new Float32Array(memory.buffer, zAt, pixels), base: new Float32Array(memory.buffer, baseAt, pixels),
-      rgb: new Uint8Array(memory.buffer, rgbAt, 3 * pixels), zAt, baseAt, rgbAt,
+      rgb: new Uint8Array(memory.buffer, rgbAt, 3 * pixels), touched: new Uint8Array(memory.buffer, touchedAt, chunks),
+      zAt, baseAt, rgbAt, touchedAt,
     };
   }
   return current;

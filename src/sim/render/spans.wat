@@ -1,17 +1,18 @@
-;; The rasterizer's span loops (Raster.ts), in WebAssembly: the same arithmetic as the JavaScript
-;; they replace (IEEE doubles, 1/z stored as float32 rounded to nearest), so the same bytes, with
+;; The rasterizer's row loops (Raster.ts), in WebAssembly: the same arithmetic as the JavaScript
+;; they replaced (IEEE doubles, 1/z stored as float32 rounded to nearest), so the same bytes, with
 ;; the colour stores overlapping the serial 1/z sum instead of costing bounds-checked stores each.
 ;; Buffers live in this module's memory (spans.ts lays them out): z, float32 per pixel at byte
-;; offset `z`; rgb, 3 bytes per pixel at `rgb`; a static layer's 1/z at `base`.
-;; Each function draws pixels i..end (inclusive) of one row, 1/z from w on in steps of d, colour
-;; (r, g, b), and returns the 1/z after end. Assemble with `npm run build:wasm` (spansWasm.ts).
+;; offset `z`; rgb, 3 bytes per pixel at `rgb`; a static layer's 1/z at `base`; the chunk map, a
+;; byte per 16-pixel chunk of a row, at `touched`. The span loops draw pixels i..end (inclusive) of
+;; one row, 1/z from w on in steps of d, colour (r, g, b), and return the 1/z after end.
+;; Assemble with `npm run build:wasm` (into spansWasm.ts).
 (module
   (memory (export "memory") 1)
   ;; 1 once a pixel of testedNearTie came within the tie margin of the layer.
   (global $nearTie (export "nearTie") (mut i32) (i32.const 0))
 
   ;; Every pixel passes (an untouched chunk): z = w, colour written.
-  (func (export "untested") (param $z i32) (param $rgb i32) (param $i i32) (param $end i32)
+  (func $untested (export "untested") (param $z i32) (param $rgb i32) (param $i i32) (param $end i32)
     (param $w f64) (param $d f64) (param $r i32) (param $g i32) (param $b i32) (result f64)
     (local $o i32)
     (block $done
@@ -28,7 +29,7 @@
     (local.get $w))
 
   ;; Depth-tested: a pixel is written where w > its z.
-  (func (export "tested") (param $z i32) (param $rgb i32) (param $i i32) (param $end i32)
+  (func $tested (export "tested") (param $z i32) (param $rgb i32) (param $i i32) (param $end i32)
     (param $w f64) (param $d f64) (param $r i32) (param $g i32) (param $b i32) (result f64)
     (local $a i32) (local $o i32)
     (block $done
@@ -49,7 +50,7 @@
 
   ;; Depth-tested over a static layer: as `tested`, and $nearTie is set where
   ;; layer·lo <= w <= layer·hi (lo = 1 − TIE, hi = 1 + TIE).
-  (func (export "testedNearTie") (param $z i32) (param $rgb i32) (param $base i32) (param $i i32) (param $end i32)
+  (func $testedNearTie (export "testedNearTie") (param $z i32) (param $rgb i32) (param $base i32) (param $i i32) (param $end i32)
     (param $w f64) (param $d f64) (param $r i32) (param $g i32) (param $b i32) (param $lo f64) (param $hi f64) (result f64)
     (local $a i32) (local $o i32) (local $layer f64)
     (block $done
@@ -72,4 +73,168 @@
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $pixel)))
     (local.get $w))
+
+  ;; Background (bg, packed 0x00BBGGRR) and 1/z = 0 for pixels i..end.
+  (func $clear (export "clear") (param $z i32) (param $rgb i32) (param $i i32) (param $end i32) (param $bg i32)
+    (local $o i32)
+    (block $done
+      (loop $pixel
+        (br_if $done (i32.gt_s (local.get $i) (local.get $end)))
+        (f32.store (i32.add (local.get $z) (i32.shl (local.get $i) (i32.const 2))) (f32.const 0))
+        (local.set $o (i32.add (local.get $rgb) (i32.mul (local.get $i) (i32.const 3))))
+        (i32.store8 (local.get $o) (local.get $bg))
+        (i32.store8 offset=1 (local.get $o) (i32.shr_u (local.get $bg) (i32.const 8)))
+        (i32.store8 offset=2 (local.get $o) (i32.shr_u (local.get $bg) (i32.const 16)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $pixel))))
+
+  ;; For an edge with value e at the row's first pixel and step d per pixel, the first (spanLo)
+  ;; and last (spanHi) pixel offsets where e + d·k >= 0. e and d are integers below 2^53 and |e/d|
+  ;; is far below 2^40, so the correctly rounded quotient never crosses an integer: ceil/floor are exact.
+  (func $spanLo (param $e f64) (param $d f64) (result f64)
+    (if (result f64) (f64.gt (local.get $d) (f64.const 0))
+      (then (f64.ceil (f64.div (f64.neg (local.get $e)) (local.get $d))))
+      (else (select (f64.const 0) (f64.const inf) (f64.ge (local.get $e) (f64.const 0))))))
+
+  (func $spanHi (param $e f64) (param $d f64) (result f64)
+    (if (result f64) (f64.lt (local.get $d) (f64.const 0))
+      (then (f64.floor (f64.div (local.get $e) (f64.neg (local.get $d)))))
+      (else (select (f64.const inf) (f64.const -1)
+        (i32.or (f64.gt (local.get $d) (f64.const 0)) (f64.ge (local.get $e) (f64.const 0)))))))
+
+  ;; Every row of one triangle, as Raster.triangle's row loop: the span from the edge functions
+  ;; (e·, stepping dx· per pixel and dy· per row), its chunks' lazy clears and their state runs,
+  ;; the depth-tested, untested (untouched chunks, when `untested`) or clamped (span ends outside
+  ;; [wLo, wHi]) writes, the near-tie check over a layer (`hasBase`), and the chunk map.
+  (func (export "rows")
+    (param $z i32) (param $rgb i32) (param $base i32) (param $hasBase i32) (param $touched i32)
+    (param $W i32) (param $cpr i32) (param $minX i32) (param $maxX i32) (param $minY i32) (param $maxY i32)
+    (param $e12 f64) (param $e20 f64) (param $e01 f64)
+    (param $dx12 f64) (param $dy12 f64) (param $dx20 f64) (param $dy20 f64) (param $dx01 f64) (param $dy01 f64)
+    (param $wRow f64) (param $gB f64) (param $dwx f64) (param $wLo f64) (param $wHi f64) (param $untested i32)
+    (param $r i32) (param $g i32) (param $b i32) (param $bg i32) (param $lo f64) (param $hi f64)
+    (local $y i32) (local $xsF f64) (local $xeF f64) (local $xs i32) (local $xe i32) (local $w f64) (local $wEnd f64)
+    (local $row i32) (local $end i32) (local $c0 i32) (local $cFirst i32) (local $cLast i32) (local $rowEnd i32)
+    (local $i i32) (local $c i32) (local $cRun i32) (local $state i32) (local $runLast i32) (local $runEnd i32)
+    (local $chunkAt i32) (local $wc f64) (local $layer f64) (local $a i32) (local $o i32)
+    (local.set $y (local.get $minY))
+    (block $rowsDone
+      (loop $eachRow
+        (br_if $rowsDone (i32.gt_s (local.get $y) (local.get $maxY)))
+        (block $nextRow
+          (local.set $xsF (f64.add (f64.convert_i32_s (local.get $minX))
+            (f64.max (f64.max (f64.const 0) (call $spanLo (local.get $e12) (local.get $dx12)))
+                     (f64.max (call $spanLo (local.get $e20) (local.get $dx20)) (call $spanLo (local.get $e01) (local.get $dx01))))))
+          (local.set $xeF (f64.add (f64.convert_i32_s (local.get $minX))
+            (f64.min (f64.min (f64.convert_i32_s (i32.sub (local.get $maxX) (local.get $minX))) (call $spanHi (local.get $e12) (local.get $dx12)))
+                     (f64.min (call $spanHi (local.get $e20) (local.get $dx20)) (call $spanHi (local.get $e01) (local.get $dx01))))))
+          (br_if $nextRow (f64.gt (local.get $xsF) (local.get $xeF)))
+          (local.set $xs (i32.trunc_f64_s (local.get $xsF)))
+          (local.set $xe (i32.trunc_f64_s (local.get $xeF)))
+          (local.set $w (f64.add (local.get $wRow) (f64.mul (local.get $dwx) (f64.convert_i32_s (i32.sub (local.get $xs) (local.get $minX))))))
+          (local.set $wEnd (f64.add (local.get $w) (f64.mul (local.get $dwx) (f64.convert_i32_s (i32.sub (local.get $xe) (local.get $xs))))))
+          (local.set $row (i32.mul (local.get $y) (local.get $W)))
+          (local.set $end (i32.add (local.get $row) (local.get $xe)))
+          (local.set $c0 (i32.mul (local.get $y) (local.get $cpr)))
+          (local.set $cFirst (i32.add (local.get $c0) (i32.shr_s (local.get $xs) (i32.const 4))))
+          (local.set $cLast (i32.add (local.get $c0) (i32.shr_s (local.get $xe) (i32.const 4))))
+          (local.set $rowEnd (i32.sub (i32.add (local.get $row) (local.get $W)) (i32.const 1)))
+          (if (i32.and (local.get $untested)
+                (i32.and (i32.and (f64.ge (local.get $w) (local.get $wLo)) (f64.le (local.get $w) (local.get $wHi)))
+                         (i32.and (f64.ge (local.get $wEnd) (local.get $wLo)) (f64.le (local.get $wEnd) (local.get $wHi)))))
+            (then
+              ;; Runs of chunks in one state, left to right (w runs on unbroken).
+              (local.set $i (i32.add (local.get $row) (local.get $xs)))
+              (local.set $c (local.get $cFirst))
+              (block $runsDone
+                (loop $eachRun
+                  (br_if $runsDone (i32.gt_s (local.get $i) (local.get $end)))
+                  (local.set $state (i32.load8_u (i32.add (local.get $touched) (local.get $c))))
+                  (local.set $cRun (local.get $c))
+                  (block $runEnds
+                    (loop $extend
+                      (br_if $runEnds (i32.ge_s (local.get $cRun) (local.get $cLast)))
+                      (br_if $runEnds (i32.ne (i32.load8_u (i32.add (local.get $touched) (i32.add (local.get $cRun) (i32.const 1)))) (local.get $state)))
+                      (local.set $cRun (i32.add (local.get $cRun) (i32.const 1)))
+                      (br $extend)))
+                  (local.set $runLast (i32.sub (i32.add (local.get $row) (i32.shl (i32.add (i32.sub (local.get $cRun) (local.get $c0)) (i32.const 1)) (i32.const 4))) (i32.const 1)))
+                  (if (i32.lt_s (local.get $rowEnd) (local.get $runLast)) (then (local.set $runLast (local.get $rowEnd))))
+                  (local.set $runEnd (select (local.get $end) (local.get $runLast) (i32.lt_s (local.get $end) (local.get $runLast))))
+                  (if (i32.eqz (local.get $state))
+                    (then
+                      ;; First reached: the chunks' pixels outside the span start cleared.
+                      (local.set $chunkAt (i32.add (local.get $row) (i32.shl (i32.sub (local.get $c) (local.get $c0)) (i32.const 4))))
+                      (if (i32.and (i32.eq (local.get $c) (local.get $cFirst)) (i32.lt_s (local.get $chunkAt) (local.get $i)))
+                        (then (call $clear (local.get $z) (local.get $rgb) (local.get $chunkAt) (i32.sub (local.get $i) (i32.const 1)) (local.get $bg))))
+                      (if (i32.gt_s (local.get $runLast) (local.get $runEnd))
+                        (then (call $clear (local.get $z) (local.get $rgb) (i32.add (local.get $runEnd) (i32.const 1)) (local.get $runLast) (local.get $bg))))
+                      (local.set $w (call $untested (local.get $z) (local.get $rgb) (local.get $i) (local.get $runEnd) (local.get $w) (local.get $dwx) (local.get $r) (local.get $g) (local.get $b))))
+                    (else
+                      (local.set $w (call $tested (local.get $z) (local.get $rgb) (local.get $i) (local.get $runEnd) (local.get $w) (local.get $dwx) (local.get $r) (local.get $g) (local.get $b)))))
+                  (local.set $i (i32.add (local.get $runEnd) (i32.const 1)))
+                  (local.set $c (i32.add (local.get $cRun) (i32.const 1)))
+                  (br $eachRun))))
+            (else
+              (if (i32.eqz (local.get $hasBase))
+                (then
+                  (local.set $c (local.get $cFirst))
+                  (block $clearsDone
+                    (loop $eachChunk
+                      (br_if $clearsDone (i32.gt_s (local.get $c) (local.get $cLast)))
+                      (if (i32.eqz (i32.load8_u (i32.add (local.get $touched) (local.get $c))))
+                        (then
+                          (local.set $chunkAt (i32.add (local.get $row) (i32.shl (i32.sub (local.get $c) (local.get $c0)) (i32.const 4))))
+                          (local.set $runLast (i32.sub (i32.add (local.get $chunkAt) (i32.const 16)) (i32.const 1)))
+                          (if (i32.lt_s (local.get $rowEnd) (local.get $runLast)) (then (local.set $runLast (local.get $rowEnd))))
+                          (call $clear (local.get $z) (local.get $rgb) (local.get $chunkAt) (local.get $runLast) (local.get $bg))))
+                      (local.set $c (i32.add (local.get $c) (i32.const 1)))
+                      (br $eachChunk)))))
+              (if (i32.and (i32.and (f64.ge (local.get $w) (local.get $wLo)) (f64.le (local.get $w) (local.get $wHi)))
+                           (i32.and (f64.ge (local.get $wEnd) (local.get $wLo)) (f64.le (local.get $wEnd) (local.get $wHi))))
+                (then ;; in range: no clamping
+                  (if (local.get $hasBase)
+                    (then (drop (call $testedNearTie (local.get $z) (local.get $rgb) (local.get $base) (i32.add (local.get $row) (local.get $xs)) (local.get $end)
+                      (local.get $w) (local.get $dwx) (local.get $r) (local.get $g) (local.get $b) (local.get $lo) (local.get $hi))))
+                    (else (drop (call $tested (local.get $z) (local.get $rgb) (i32.add (local.get $row) (local.get $xs)) (local.get $end)
+                      (local.get $w) (local.get $dwx) (local.get $r) (local.get $g) (local.get $b))))))
+                (else ;; clamped to [wLo, wHi]
+                  (local.set $i (i32.add (local.get $row) (local.get $xs)))
+                  (block $clampedDone
+                    (loop $eachPixel
+                      (br_if $clampedDone (i32.gt_s (local.get $i) (local.get $end)))
+                      (local.set $wc (select (local.get $wLo)
+                        (select (local.get $wHi) (local.get $w) (f64.gt (local.get $w) (local.get $wHi)))
+                        (f64.lt (local.get $w) (local.get $wLo))))
+                      (local.set $a (i32.shl (local.get $i) (i32.const 2)))
+                      (if (local.get $hasBase)
+                        (then
+                          (local.set $layer (f64.promote_f32 (f32.load (i32.add (local.get $base) (local.get $a)))))
+                          (if (i32.and (f64.ge (local.get $wc) (f64.mul (local.get $layer) (local.get $lo)))
+                                       (f64.le (local.get $wc) (f64.mul (local.get $layer) (local.get $hi))))
+                            (then (global.set $nearTie (i32.const 1))))))
+                      (local.set $a (i32.add (local.get $z) (local.get $a)))
+                      (if (f64.gt (local.get $wc) (f64.promote_f32 (f32.load (local.get $a))))
+                        (then
+                          (f32.store (local.get $a) (f32.demote_f64 (local.get $wc)))
+                          (local.set $o (i32.add (local.get $rgb) (i32.mul (local.get $i) (i32.const 3))))
+                          (i32.store8 (local.get $o) (local.get $r))
+                          (i32.store8 offset=1 (local.get $o) (local.get $g))
+                          (i32.store8 offset=2 (local.get $o) (local.get $b))))
+                      (local.set $w (f64.add (local.get $w) (local.get $dwx)))
+                      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                      (br $eachPixel)))))))
+          ;; The span's chunks are reached.
+          (local.set $c (local.get $cFirst))
+          (block $marked
+            (loop $mark
+              (br_if $marked (i32.gt_s (local.get $c) (local.get $cLast)))
+              (i32.store8 (i32.add (local.get $touched) (local.get $c)) (i32.const 1))
+              (local.set $c (i32.add (local.get $c) (i32.const 1)))
+              (br $mark))))
+        (local.set $y (i32.add (local.get $y) (i32.const 1)))
+        (local.set $e12 (f64.add (local.get $e12) (local.get $dy12)))
+        (local.set $e20 (f64.add (local.get $e20) (local.get $dy20)))
+        (local.set $e01 (f64.add (local.get $e01) (local.get $dy01)))
+        (local.set $wRow (f64.add (local.get $wRow) (local.get $gB)))
+        (br $eachRow))))
 )
