@@ -88,19 +88,10 @@
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $pixel))))
 
-  ;; For an edge with value e at the row's first pixel and step d per pixel, the first (spanLo)
-  ;; and last (spanHi) pixel offsets where e + d·k >= 0. e and d are integers below 2^53 and |e/d|
-  ;; is far below 2^40, so the correctly rounded quotient never crosses an integer: ceil/floor are exact.
-  (func $spanLo (param $e f64) (param $d f64) (result f64)
-    (if (result f64) (f64.gt (local.get $d) (f64.const 0))
-      (then (f64.ceil (f64.div (f64.neg (local.get $e)) (local.get $d))))
-      (else (select (f64.const 0) (f64.const inf) (f64.ge (local.get $e) (f64.const 0))))))
-
-  (func $spanHi (param $e f64) (param $d f64) (result f64)
-    (if (result f64) (f64.lt (local.get $d) (f64.const 0))
-      (then (f64.floor (f64.div (local.get $e) (f64.neg (local.get $d)))))
-      (else (select (f64.const inf) (f64.const -1)
-        (i32.or (f64.gt (local.get $d) (f64.const 0)) (f64.ge (local.get $e) (f64.const 0)))))))
+  ;; For an edge with value e at the row's first pixel and step d per pixel, the first and last
+  ;; pixel offsets where e + d·k >= 0 bound the span (rows, inlined per edge). e and d are integers
+  ;; below 2^53 and |e/d| is far below 2^40, so the correctly rounded quotient never crosses an
+  ;; integer: ceil/floor are exact.
 
   ;; Every row of one triangle, as Raster.triangle's row loop: the span from the edge functions
   ;; (e·, stepping dx· per pixel and dy· per row), its chunks' lazy clears and their state runs,
@@ -122,12 +113,29 @@
       (loop $eachRow
         (br_if $rowsDone (i32.gt_s (local.get $y) (local.get $maxY)))
         (block $nextRow
-          (local.set $xsF (f64.add (f64.convert_i32_s (local.get $minX))
-            (f64.max (f64.max (f64.const 0) (call $spanLo (local.get $e12) (local.get $dx12)))
-                     (f64.max (call $spanLo (local.get $e20) (local.get $dx20)) (call $spanLo (local.get $e01) (local.get $dx01))))))
-          (local.set $xeF (f64.add (f64.convert_i32_s (local.get $minX))
-            (f64.min (f64.min (f64.convert_i32_s (i32.sub (local.get $maxX) (local.get $minX))) (call $spanHi (local.get $e12) (local.get $dx12)))
-                     (f64.min (call $spanHi (local.get $e20) (local.get $dx20)) (call $spanHi (local.get $e01) (local.get $dx01))))))
+          ;; The span's offsets from minX: the most of the edges' first ones (and 0), the least of their last ones (and maxX − minX).
+          (local.set $xsF (f64.const 0))
+          (local.set $xeF (f64.convert_i32_s (i32.sub (local.get $maxX) (local.get $minX))))
+          (if (f64.gt (local.get $dx12) (f64.const 0))
+            (then (local.set $xsF (f64.max (local.get $xsF) (f64.ceil (f64.div (f64.neg (local.get $e12)) (local.get $dx12))))))
+            (else (if (f64.lt (local.get $e12) (f64.const 0)) (then (local.set $xsF (f64.const inf))))))
+          (if (f64.lt (local.get $dx12) (f64.const 0))
+            (then (local.set $xeF (f64.min (local.get $xeF) (f64.floor (f64.div (local.get $e12) (f64.neg (local.get $dx12)))))))
+            (else (if (f64.lt (local.get $e12) (f64.const 0)) (then (if (f64.eq (local.get $dx12) (f64.const 0)) (then (local.set $xeF (f64.const -1))))))))
+          (if (f64.gt (local.get $dx20) (f64.const 0))
+            (then (local.set $xsF (f64.max (local.get $xsF) (f64.ceil (f64.div (f64.neg (local.get $e20)) (local.get $dx20))))))
+            (else (if (f64.lt (local.get $e20) (f64.const 0)) (then (local.set $xsF (f64.const inf))))))
+          (if (f64.lt (local.get $dx20) (f64.const 0))
+            (then (local.set $xeF (f64.min (local.get $xeF) (f64.floor (f64.div (local.get $e20) (f64.neg (local.get $dx20)))))))
+            (else (if (f64.lt (local.get $e20) (f64.const 0)) (then (if (f64.eq (local.get $dx20) (f64.const 0)) (then (local.set $xeF (f64.const -1))))))))
+          (if (f64.gt (local.get $dx01) (f64.const 0))
+            (then (local.set $xsF (f64.max (local.get $xsF) (f64.ceil (f64.div (f64.neg (local.get $e01)) (local.get $dx01))))))
+            (else (if (f64.lt (local.get $e01) (f64.const 0)) (then (local.set $xsF (f64.const inf))))))
+          (if (f64.lt (local.get $dx01) (f64.const 0))
+            (then (local.set $xeF (f64.min (local.get $xeF) (f64.floor (f64.div (local.get $e01) (f64.neg (local.get $dx01)))))))
+            (else (if (f64.lt (local.get $e01) (f64.const 0)) (then (if (f64.eq (local.get $dx01) (f64.const 0)) (then (local.set $xeF (f64.const -1))))))))
+          (local.set $xsF (f64.add (f64.convert_i32_s (local.get $minX)) (local.get $xsF)))
+          (local.set $xeF (f64.add (f64.convert_i32_s (local.get $minX)) (local.get $xeF)))
           (br_if $nextRow (f64.gt (local.get $xsF) (local.get $xeF)))
           (local.set $xs (i32.trunc_f64_s (local.get $xsF)))
           (local.set $xe (i32.trunc_f64_s (local.get $xeF)))
