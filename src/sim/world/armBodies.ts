@@ -34,7 +34,7 @@ export interface ArmBodies {
   fingers: [RAPIER_NS.Collider, RAPIER_NS.Collider];
   /** FK of the measured joints, updated each step. */
   fk: FkResult;
-  /** The 7 joints and the opening the bodies were last posed at (NaN until first posed). */
+  /** The 7 joints the bodies were last posed at (NaN until first posed). */
   posedAt: Float64Array;
 }
 
@@ -105,7 +105,7 @@ export function createArmBodies(R: Rapier, world: RAPIER_NS.World, model: ArmMod
   const f = model.finger;
   const mk = (sign: number) => world.createCollider(
     R.ColliderDesc.cuboid(...f.halfExtents).setTranslation(0, sign * (widthM / 2 + f.halfExtents[1]), f.centerZ).setFriction(1.0), hand);
-  return { model, chain, jointIdx, gripperIdx, segments, links, hand, fingers: [mk(1), mk(-1)], fk, posedAt: new Float64Array(8).fill(NaN) };
+  return { model, chain, jointIdx, gripperIdx, segments, links, hand, fingers: [mk(1), mk(-1)], fk, posedAt: new Float64Array(7).fill(NaN) };
 }
 
 /** rapier cylinders run along local y; compose the segment's z-aligned rotation with Rx(π/2) (y → z). */
@@ -117,19 +117,21 @@ function yToZ(q: [number, number, number, number]): { x: number; y: number; z: n
 
 /**
  * Poses the arm's bodies from FK of `q` and opens the fingers to `widthM` (applied by the next world
- * step). An arm still at the joints and opening it was last posed at is left as it is: its kinematic
- * bodies keep their next pose, so the step is the same, without the FK (an idle arm, most steps).
+ * step). An arm still at the joints it was last posed at keeps its bodies' next pose, so the step is
+ * the same without the FK and the body updates (an idle arm, most steps). The fingers are set every
+ * step even so: rapier treats a collider set to where it already is as changed (skipping that
+ * changed 2 of 50 mem0-tiny episodes, seeds 1018 and 1021).
  */
 export function poseArm(arm: ArmBodies, q: ArrayLike<number>, widthM: number): void {
   const at = arm.posedAt;
-  let same = at[7] === widthM;
+  let same = true;
   for (let i = 0; i < 7 && same; i++) same = at[i] === q[i];
-  if (same) return;
-  for (let i = 0; i < 7; i++) at[i] = q[i]!;
-  at[7] = widthM;
-  arm.fk = arm.chain.fk(q);
-  for (let i = 0; i < 7; i++) setPose(arm.links[i + 1]!, arm.fk.links[i]!);
-  setPose(arm.hand, arm.fk.tcp);
+  if (!same) {
+    for (let i = 0; i < 7; i++) at[i] = q[i]!;
+    arm.fk = arm.chain.fk(q);
+    for (let i = 0; i < 7; i++) setPose(arm.links[i + 1]!, arm.fk.links[i]!);
+    setPose(arm.hand, arm.fk.tcp);
+  }
   const f = arm.model.finger;
   arm.fingers[0].setTranslationWrtParent({ x: 0, y: widthM / 2 + f.halfExtents[1], z: f.centerZ });
   arm.fingers[1].setTranslationWrtParent({ x: 0, y: -(widthM / 2 + f.halfExtents[1]), z: f.centerZ });
