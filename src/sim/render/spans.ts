@@ -52,6 +52,8 @@ let current: SpanBuffers | null = null;
 export function spanBuffers(pixels: number, chunks: number): SpanBuffers {
   const { memory } = spans;
   if (chunks > pixels) throw new Error(`spanBuffers: ${chunks} chunks for ${pixels} pixels`);
+  // wasm32 addresses: 12 bytes per pixel must stay below 2^31 (i32 offsets).
+  if (12 * pixels >= 2 ** 31) throw new Error(`render frame of ${pixels} pixels is too large for the rasterizer (at most ${Math.floor(2 ** 31 / 12) - 1})`);
   if (pixels > capacity) {
     const need = Math.ceil((12 * pixels) / PAGE) - memory.buffer.byteLength / PAGE;
     if (need > 0) memory.grow(need);
