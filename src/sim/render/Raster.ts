@@ -144,7 +144,6 @@ export class Raster {
     spans.rows(this.zAt, this.rgbAt, this.baseAt, this.overLayer ? 1 : 0, this.touchedAt, W, this.chunksPerRow, minX, maxX, minY, maxY,
       e12, e20, e01, dx12, dy12, dx20, dy20, dx01, dy01, wRow, gB, gA, wLo, wHi, untested ? 1 : 0, this.r, this.g, this.b, this.background, 1 - TIE, 1 + TIE);
   }
-
 }
 
 /** Top-left rule for edge a→b with the interior on its E ≥ 0 side (image y down). */

@@ -31,7 +31,7 @@ export interface SpanBuffers {
   z: Float32Array;
   /** A static layer's 1/z per pixel. */
   base: Float32Array;
-  /** rgb8, 3 bytes per pixel, at an offset that is a multiple of 4. */
+  /** rgb8, 3 bytes per pixel. */
   rgb: Uint8Array;
   /** The chunk map (Raster.ts): one byte per 16-pixel chunk of a row, at most one per pixel. */
   touched: Uint8Array;

@@ -12,7 +12,7 @@
   (global $nearTie (export "nearTie") (mut i32) (i32.const 0))
 
   ;; Every pixel passes (an untouched chunk): z = w, colour written.
-  (func $untested (export "untested") (param $z i32) (param $rgb i32) (param $i i32) (param $end i32)
+  (func $untested (param $z i32) (param $rgb i32) (param $i i32) (param $end i32)
     (param $w f64) (param $d f64) (param $r i32) (param $g i32) (param $b i32) (result f64)
     (local $o i32)
     (block $done
@@ -29,7 +29,7 @@
     (local.get $w))
 
   ;; Depth-tested: a pixel is written where w > its z.
-  (func $tested (export "tested") (param $z i32) (param $rgb i32) (param $i i32) (param $end i32)
+  (func $tested (param $z i32) (param $rgb i32) (param $i i32) (param $end i32)
     (param $w f64) (param $d f64) (param $r i32) (param $g i32) (param $b i32) (result f64)
     (local $a i32) (local $o i32)
     (block $done
@@ -50,7 +50,7 @@
 
   ;; Depth-tested over a static layer: as `tested`, and $nearTie is set where
   ;; layer·lo <= w <= layer·hi (lo = 1 − TIE, hi = 1 + TIE).
-  (func $testedNearTie (export "testedNearTie") (param $z i32) (param $rgb i32) (param $base i32) (param $i i32) (param $end i32)
+  (func $testedNearTie (param $z i32) (param $rgb i32) (param $base i32) (param $i i32) (param $end i32)
     (param $w f64) (param $d f64) (param $r i32) (param $g i32) (param $b i32) (param $lo f64) (param $hi f64) (result f64)
     (local $a i32) (local $o i32) (local $layer f64)
     (block $done
