@@ -14,9 +14,9 @@
  * Drawn over a static layer (`base`, see rasterize.ts) the frame starts as the layer's finished pixels:
  * no chunk is untouched, every pixel is depth-tested, and each is checked for a near tie with the layer.
  *
- * The rows of a triangle are drawn by spans.wat (WebAssembly, the same arithmetic as the JavaScript it
- * replaced, the same bytes; per pixel ~3x faster than typed-array loops) in its memory (spans.ts), and
- * `finish()` copies the frame into the caller's buffers.
+ * The rows of a triangle are drawn by spans.wat (WebAssembly, four pixels per SIMD iteration) in its
+ * memory (spans.ts), and `finish()` copies the frame into the caller's buffers. Along a span 1/z is
+ * w + k·dw at its k-th pixel (not a running sum, which would serialize the pixels).
  */
 import { spanBuffers, spans } from "./spans.js";
 
@@ -138,9 +138,9 @@ export class Raster {
     const dx20 = -(Y0 - Y2) * SUB, dy20 = (X0 - X2) * SUB;
     const dx01 = -(Y1 - Y0) * SUB, dy01 = (X1 - X0) * SUB;
     const wRow = w0 + gA * (minX - u0) + gB * (minY - v0);
-    // Along a row w accumulates rounding below (W + 3)·2^-52·wHi; with this margin every w of an
-    // in-range span stays above wLo / 2 > 0 (and nonzero as a float32), so it passes an untouched 0.
-    const untested = wLo > 1e-30 && wLo > wHi * (W + 8) * 2 ** -48 && !this.overLayer;
+    // An in-range span (both ends in [wLo, wHi]; w + k·dw is monotonic in k) keeps every w >= wLo > 0,
+    // nonzero as a float32, so it passes an untouched 0.
+    const untested = wLo > 1e-30 && !this.overLayer;
     spans.rows(this.zAt, this.rgbAt, this.baseAt, this.overLayer ? 1 : 0, this.touchedAt, W, this.chunksPerRow, minX, maxX, minY, maxY,
       e12, e20, e01, dx12, dy12, dx20, dy20, dx01, dy01, wRow, gB, gA, wLo, wHi, untested ? 1 : 0, this.r, this.g, this.b, this.background, 1 - TIE, 1 + TIE);
   }

@@ -12,7 +12,7 @@ const OUT = fileURLToPath(new URL("./spansWasm.ts", import.meta.url));
 
 /** The wasm binary of spans.wat (validated). */
 export async function assembleSpans(): Promise<Uint8Array> {
-  const mod = (await wabt()).parseWat("spans.wat", readFileSync(WAT, "utf8"));
+  const mod = (await wabt()).parseWat("spans.wat", readFileSync(WAT, "utf8"), { simd: true, bulk_memory: true });
   try {
     mod.validate();
     return mod.toBinary({}).buffer;

@@ -55,7 +55,8 @@ export function spanBuffers(pixels: number, chunks: number): SpanBuffers {
   // wasm32 addresses: 12 bytes per pixel must stay below 2^31 (i32 offsets).
   if (12 * pixels >= 2 ** 31) throw new Error(`render frame of ${pixels} pixels is too large for the rasterizer (at most ${Math.floor(2 ** 31 / 12) - 1})`);
   if (pixels > capacity) {
-    const need = Math.ceil((12 * pixels) / PAGE) - memory.buffer.byteLength / PAGE;
+    // + 16: the span loops' 4-pixel groups may read (and write back unchanged) up to 16 bytes past the last pixel.
+    const need = Math.ceil((12 * pixels + 16) / PAGE) - memory.buffer.byteLength / PAGE;
     if (need > 0) memory.grow(need);
     capacity = pixels;
     current = null;
