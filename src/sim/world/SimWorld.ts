@@ -35,6 +35,16 @@ export function initPhysics(): Promise<void> {
   return rapierReady;
 }
 
+/**
+ * rapier's World.step without its per-step `mapNewSoftBodies()`, which walks every body and collider
+ * handle through wasm callbacks to wrap what soft-body tears create (an eighth of a step's CPU here):
+ * this world has no soft bodies, and the bodies and colliders it removes are unmapped on removal.
+ */
+function stepRigidBodies(w: RAPIER.World): void {
+  w.physicsPipeline.step(w.gravity, w.integrationParameters, w.islands, w.broadPhase, w.narrowPhase, w.bodies, w.colliders,
+    w.softBodies, w.impulseJoints, w.multibodyJoints, w.ccdSolver);
+}
+
 /** The rapier world of one robot. Create with `SimWorld.create`, call `reset()` per episode, `step()` per physics tick. */
 export class SimWorld implements SimWorldApi {
   readonly physicsHz: number;
@@ -132,7 +142,7 @@ export class SimWorld implements SimWorldApi {
     for (const arm of this.arms) this.floor[arm.gripperIdx] = this.grasp.heldWidth(arm) ?? -Infinity;
     trackTargets(this.measured, this.targets, this.limits, this.dtS, this.velocity, this.floor);
     for (const arm of this.arms) poseArm(arm, arm.jointIdx.map((i) => this.measured[i]!), this.measured[arm.gripperIdx]!);
-    this.world.step();
+    stepRigidBodies(this.world);
     for (const arm of this.arms) this.grasp.update(arm, this.measured[arm.gripperIdx]!, this.targets[arm.gripperIdx]!, this.velocity[arm.gripperIdx]!);
     this.steps++;
   }
