@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=2
 /**
  * engram: the command-line entry. One file per command in src/cli/, each exporting
  * `spec` (its flags, parsed strictly by src/cli/args.ts) and `main(args: string[]): Promise<number>`
