@@ -163,6 +163,18 @@ test("the frame's buffers are reused between renders and cleared each time", () 
   assert.throws(() => renderCamera([], { ...CAM, width: 320 }, frame), /render frame is 640x480 but camera is 320x480/);
 });
 
+test("borrow: the pixels come as a view of the renderer's memory, the caller's frame left as it was, until the next render", () => {
+  const scene = [boxMesh([0.05, 0.05, 0.05], at(0, 0, 1), [255, 0, 0])];
+  const owned = renderCamera(scene, CAM);
+  const frame = createRenderFrame(CAM.width, CAM.height);
+  const borrowed = renderCamera(scene, CAM, frame, { depth: false, borrow: true });
+  assert.notEqual(borrowed, frame);
+  assert.ok(Buffer.from(borrowed.rgb).equals(Buffer.from(owned.rgb)), "the same bytes as a copied frame");
+  assert.ok(frame.rgb.every((v) => v === 0), "the caller's buffer is not written");
+  renderCamera([], CAM, frame);
+  assert.ok(!Buffer.from(borrowed.rgb).equals(Buffer.from(owned.rgb)), "the view is the renderer's: the next render overwrites it");
+});
+
 test("a frame holding anything renders the same bytes as a fresh one (the lazy clear reaches every pixel)", () => {
   // Overlapping shapes, edges that end inside 16-pixel chunks, widths that are no multiple of 4 or 16,
   // an rgb view at an odd byte offset, with and without metric depth (not written without it).

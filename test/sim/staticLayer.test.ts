@@ -87,6 +87,21 @@ test("a moving face in a near depth tie with a fixed one makes the frame drawn i
   assert.deepEqual(layer.stats, { hits: 1, redraws: 1, ties: 1 });
 });
 
+test("two fixed cameras of one size alternate, each over its own layer (the span loops keep one layer's depth at a time)", () => {
+  const box = (color: Vec3) => boxMesh([0.08, 0.12, 0.015], at(0.4, 0.05, 0.765, 0.5), color);
+  const table = fixed(boxMesh([0.45, 0.6, 0.02], at(0.45, 0, 0.73), [150, 110, 70]));
+  const other: RenderCamera = { ...CAM, worldFromCamera: lookAtPose([0.3, -0.6, 1.3], [0.5, 0, 0.75]) };
+  const layerA = new StaticLayer(), layerB = new StaticLayer();
+  const frameA = createRenderFrame(CAM.width, CAM.height), frameB = createRenderFrame(CAM.width, CAM.height);
+  for (let round = 0; round < 3; round++) {
+    sameAsOnePass([table, box([0, 0, 200])], other, layerA, frameA, false, `round ${round}, camera A`);
+    // B's moving box ties with its fixed copy: found only against B's own layer depth.
+    sameAsOnePass([fixed(box([200, 0, 0])), box([0, 200, 0])], CAM, layerB, frameB, false, `round ${round}, camera B`);
+  }
+  assert.deepEqual(layerA.stats, { hits: 3, redraws: 1, ties: 0 });
+  assert.deepEqual(layerB.stats, { hits: 0, redraws: 1, ties: 3 });
+});
+
 test("randomized scenes: drawing over the layer gives every byte of one pass over all meshes", () => {
   const rng = mulberry32(15), rand = rng.next, u = rng.uniform;
   const color = (): Vec3 => [Math.floor(u(0, 256)), Math.floor(u(0, 256)), Math.floor(u(0, 256))];

@@ -10,7 +10,7 @@ import { cameraInfoFromCalibration } from "../../robot/calibration.js";
 import type { CameraCalibration, CameraSpec, RobotProfile } from "../../robot/types.js";
 import { cameraFromCalibration } from "../render/camera.js";
 import { compressedImageFromRgb, imageFromRgb, JPEG_FORMAT_FROM_RGB8 } from "../render/encode.js";
-import { renderCamera, type RenderCamera, type RenderFrame } from "../render/rasterize.js";
+import { createRenderFrame, renderCamera, type RenderCamera, type RenderFrame } from "../render/rasterize.js";
 import { StaticLayer } from "../render/StaticLayer.js";
 import type { RenderPool } from "./renderPool.js";
 import type { SimWorld } from "../world/SimWorld.js";
@@ -114,9 +114,8 @@ export class SensorPublishers {
         }));
         return;
       }
-      const frame = this.render(cam, meshes());
+      const frame = this.render(cam, meshes(), true); // its rgb is valid until the next render: encoded now
       if (cam.encoding === "rgb8") {
-        // Serialized here, before the next render reuses frame.rgb: no copy needed.
         image(encode("sensor_msgs/msg/Image", imageFromRgb(frame.rgb, frame.width, frame.height, header, { copy: false })));
         info(infoBytes);
         return;
@@ -147,14 +146,19 @@ export class SensorPublishers {
     if (this.renderMs.length > 10_000) this.renderMs.splice(0, 5_000);
   }
 
-  /** Renders one camera's rgb from the current world state on this thread (buffers reused per camera; no metric depth). */
-  render(cam: CameraSpec, meshes: RenderMesh[]): RenderFrame {
+  /**
+   * Renders one camera's rgb from the current world state on this thread (buffers reused per camera;
+   * no metric depth). With `borrow` the frame's rgb is the renderer's own memory, not copied: valid
+   * only until the next render (see renderCamera).
+   */
+  render(cam: CameraSpec, meshes: RenderMesh[], borrow = false): RenderFrame {
     const camera = this.renderCameraOf(cam);
+    let frame = this.frames.get(cam.name);
+    if (!frame) this.frames.set(cam.name, (frame = createRenderFrame(camera.width, camera.height)));
     const t0 = performance.now();
-    const frame = renderCamera(meshes, camera, this.frames.get(cam.name), { depth: false, layer: this.layers.get(cam.name) });
+    const out = renderCamera(meshes, camera, frame, { depth: false, layer: this.layers.get(cam.name), borrow });
     this.noteRenderMs(performance.now() - t0);
-    this.frames.set(cam.name, frame);
-    return frame;
+    return out;
   }
 
   /** Renders every camera now (snapshots). */

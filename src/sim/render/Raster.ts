@@ -55,7 +55,7 @@ export class Raster {
    * With `base` (a static layer: rgb8 and 1/z) the frame instead starts as that layer and is drawn over it.
    */
   constructor(frame: { width: number; height: number; rgb: Uint8Array; depth: Float32Array }, background: readonly [number, number, number],
-    base: { rgb: Uint8Array; z: Float32Array; rasterized: number } | null = null) {
+    base: { rgb: Uint8Array; z: Float32Array; rasterized: number; version: number } | null = null) {
     this.W = frame.width; this.H = frame.height; this.out = frame;
     this.chunksPerRow = ((this.W - 1) >> CHUNK_BITS) + 1;
     // NOTE: one set of buffers for every Raster: a Raster draws one frame inside one synchronous
@@ -64,7 +64,10 @@ export class Raster {
     this.rgb = mem.rgb; this.zbuf = mem.z; this.rgbAt = mem.rgbAt; this.zAt = mem.zAt; this.baseAt = mem.baseAt;
     this.touched = mem.touched; this.touchedAt = mem.touchedAt;
     spans.nearTie.value = 0;
-    if (base !== null) { mem.rgb.set(base.rgb); mem.z.set(base.z); mem.base.set(base.z); }
+    if (base !== null) {
+      mem.rgb.set(base.rgb); mem.z.set(base.z);
+      if (mem.baseOf?.layer !== base || mem.baseOf.version !== base.version) { mem.base.set(base.z); mem.baseOf = { layer: base, version: base.version }; }
+    }
     this.background = clampByte(background[0]) | (clampByte(background[1]) << 8) | (clampByte(background[2]) << 16);
     this.touched.fill(base === null ? 0 : 1);
     this.overLayer = base !== null;
@@ -83,12 +86,18 @@ export class Raster {
 
   /**
    * Clears what no triangle reached (background, 1/z = 0) and writes the frame to the caller's `rgb`
-   * and, unless `depth` is false, `depth`: call once, after the last triangle.
+   * (unless `copyRgb` is false: see `pixels`) and, unless `depth` is false, `depth`: call once, after
+   * the last triangle.
    */
-  finish(depth = true): void {
+  finish(depth = true, copyRgb = true): void {
     this.clearUntouched();
-    this.out.rgb.set(this.rgb);
+    if (copyRgb) this.out.rgb.set(this.rgb);
     if (depth) this.out.depth.set(this.zbuf);
+  }
+
+  /** The finished frame's rgb in the span loops' memory: valid until the next Raster draws. */
+  get pixels(): Uint8Array {
+    return this.rgb;
   }
 
   private clearUntouched(): void {

@@ -18,6 +18,8 @@ export class StaticLayer {
   rgb = new Uint8Array(0);
   z = new Float32Array(0);
   rasterized = 0;
+  /** Counts redraws: the same version means the same pixels. */
+  version = 0;
   private camera: number[] = [];
   private meshes: RenderMesh[] = [];
 
@@ -35,6 +37,7 @@ export class StaticLayer {
     this.camera = cameraKey(camera);
     this.meshes = fixed.map((m) => ({ positions: m.positions.slice(), indices: m.indices.slice(), color: [m.color[0], m.color[1], m.color[2]] }));
     this.stats.redraws++;
+    this.version++;
   }
 }
 

@@ -90,8 +90,11 @@ interface View { camera: RenderCamera; R: Float64Array; tx: number; ty: number; 
  * depth (a division per pixel, a quarter of a frame's time; published images need only rgb):
  * `frame.depth` is then left as it was. With `layer` (one per camera, for a camera that does
  * not move) the fixed meshes are drawn from the layer (see drawOverLayer): the same bytes, less work.
+ * With `borrow` the pixels are not copied into `out`: the returned frame (not `out`) has as `rgb` a
+ * view of the renderer's own memory, valid only until the next renderCamera call, for a caller that
+ * encodes it at once (the sim's camera publishers; a 640x480 copy is ~1 MB).
  */
-export function renderCamera(meshes: readonly RenderMesh[], camera: RenderCamera, out?: RenderFrame, opts: { depth?: boolean; layer?: StaticLayer } = {}): RenderFrame {
+export function renderCamera(meshes: readonly RenderMesh[], camera: RenderCamera, out?: RenderFrame, opts: { depth?: boolean; layer?: StaticLayer; borrow?: boolean } = {}): RenderFrame {
   const { width: W, height: H, fx, fy, cx, cy } = camera;
   const near = camera.nearM ?? 0.01;
   for (const [k, v] of [["fx", fx], ["fy", fy], ["nearM", near]] as const) {
@@ -117,11 +120,11 @@ export function renderCamera(meshes: readonly RenderMesh[], camera: RenderCamera
   }
   let triangles = 0;
   for (const m of meshes) triangles += (m.indices.length / 3) | 0;
-  raster.finish(opts.depth ?? true);
+  raster.finish(opts.depth ?? true, opts.borrow !== true);
   if (opts.depth ?? true) finishDepth(frame.depth);
   frame.stats.triangles = triangles;
   frame.stats.rasterized = raster.count;
-  return frame;
+  return opts.borrow === true ? { ...frame, rgb: raster.pixels } : frame;
 }
 
 /**

@@ -39,6 +39,8 @@ export interface SpanBuffers {
   baseAt: number;
   rgbAt: number;
   touchedAt: number;
+  /** The static layer whose 1/z `base` holds (and its version), so a frame over the same layer skips the copy. */
+  baseOf: { layer: object; version: number } | null;
 }
 
 const PAGE = 65536;
@@ -66,7 +68,7 @@ export function spanBuffers(pixels: number, chunks: number): SpanBuffers {
     current = {
       z: new Float32Array(memory.buffer, zAt, pixels), base: new Float32Array(memory.buffer, baseAt, pixels),
       rgb: new Uint8Array(memory.buffer, rgbAt, 3 * pixels), touched: new Uint8Array(memory.buffer, touchedAt, chunks),
-      zAt, baseAt, rgbAt, touchedAt,
+      zAt, baseAt, rgbAt, touchedAt, baseOf: null,
     };
   }
   return current;
