@@ -73,6 +73,18 @@ export interface TrialOptions {
   wrapPolicy?: (policy: TrialPolicy, sim: SimNode) => Policy;
 }
 
+/** Lock-step bus time of a run's start (2023-11-14), ns. */
+const RUN_EPOCH_NS = 1_700_000_000_000_000_000n;
+/**
+ * Lock-step bus time between the starts of consecutive episodes, ns (one hour of sim time, far
+ * beyond any task's step limit). Episode i starts at RUN_EPOCH_NS + i·EPISODE_SLOT_NS, whatever ran
+ * before it in the process: the runtime reads absolute stamps, which doubles round at ~2e-7 s
+ * there, so a start that followed the earlier episodes' lengths made an episode's actions depend
+ * on them, and a `--jobs` or `--shard` worker (which runs other episodes before it) diverged from
+ * a sequential run (mem0-tiny: 6 of 50 outcomes).
+ */
+const EPISODE_SLOT_NS = 3_600_000_000_000n;
+
 /** Runs the trial and returns its summary (also written to `<outDir>/summary.json`). */
 export async function runTrial(o: TrialOptions): Promise<RunSummary> {
   const cfg = o.run.config;
@@ -83,7 +95,7 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
   const task = getTask(o.task);
   const complexity = complexityOf(task.tmc);
   const lockstep = cfg.sim.mode === "lockstep";
-  const clock = lockstep ? new SimClock(1_700_000_000_000_000_000n) : new WallClock();
+  const clock = lockstep ? new SimClock(RUN_EPOCH_NS) : new WallClock();
   const bus = new LocalBus({ clock });
   const files = new RunFiles(o.outDir, bus, () => clock.nowNs());
   const events = files.events;
@@ -128,6 +140,11 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
         try {
           interventions = 0;
           remoteFault = false;
+          if (clock instanceof SimClock) {
+            const start = RUN_EPOCH_NS + BigInt(i) * EPISODE_SLOT_NS;
+            if (clock.nowNs() > start) throw new Error(`episode ${i} would start at bus time ${start} ns, but the run is already at ${clock.nowNs()} ns (an episode ran past ${EPISODE_SLOT_NS / 1_000_000_000n} s of sim time)`);
+            await clock.advanceTo(start);
+          }
           const wall0 = performance.now();
           const sim0 = clock.nowNs();
           const episode = node.reset({ task, seed })!;

@@ -46,3 +46,21 @@ test("run --jobs 2: same per-episode outcomes and summary as a sequential run", 
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test("an episode starts at the same bus time and runs the same whatever ran before it in the process", { timeout: 120_000 }, async () => {
+  const root = mkdtempSync(join(tmpdir(), "engram-epoch-"));
+  try {
+    const run = loadRunConfig(join(REPO, "launch/sim-x-one.yaml"));
+    const base = { run, robot: loadRobotProfile(run.robotPath), policyPath: join(REPO, "policies/test-tiny"), task: "put-back-block", episodes: 3, seed: 40, maxSteps: 5, noRecord: true };
+    await runSlice({ ...base, outDir: join(root, "all") });
+    // Episode 2 alone, as the second job of two holds it after episode 0 and a shard of three alone.
+    await runSlice({ ...base, shard: { index: 2, count: 3 }, outDir: join(root, "last") });
+    const startOf = (dir: string) => readFileSync(join(dir, "events.jsonl"), "utf8").trim().split("\n")
+      .map((l) => JSON.parse(l) as { event: string; episode?: number; stamp_ns: string })
+      .find((e) => e.event === "episode_start" && e.episode === 2)!.stamp_ns;
+    assert.equal(startOf(join(root, "all")), startOf(join(root, "last")));
+    assert.deepEqual(episodeLines(join(root, "last")), episodeLines(join(root, "all")).slice(2));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
