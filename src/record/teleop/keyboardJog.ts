@@ -56,7 +56,7 @@ export class KeyboardJog {
         const idx = arm.joints.map((n) => this.names.indexOf(n));
         const q = idx.map((i) => this.targets[i]!);
         const chain = this.chains[this.armIndex]!;
-        const goal = Float64Array.from(chain.fk(q).tcp);
+        const goal = [...chain.fk(q).tcp];
         goal[3 + jog.axis * 4] = goal[3 + jog.axis * 4]! + jog.sign * this.stepM;
         const ik = chain.solveIk(goal, q);
         if (!ik.ok) return { kind: "refused", reason: `arm "${arm.name}": IK cannot reach the jogged pose (position error ${ik.positionErrorM.toFixed(4)} m, rotation error ${ik.rotationErrorRad.toFixed(3)} rad)` };

@@ -1,19 +1,20 @@
 /**
- * Rigid transforms for the kinematics and the world: a 3x4 row-major matrix [R | p] in a
- * Float64Array(12). Quaternions are [x, y, z, w] (the world contract's order).
+ * Rigid transforms for the kinematics and the world: a 3x4 row-major matrix [R | p] in an array
+ * of 12 numbers (not a Float64Array: a 96-byte typed array is allocated off the heap, ~1 µs each,
+ * and forward kinematics, meshes and camera poses make thousands per simulated second). Quaternions are [x, y, z, w] (the world contract's order).
  */
 import type { Pose3, Quat, Vec3 } from "../world/types.js";
 
 /** A rigid transform, row-major [r00 r01 r02 px; r10 r11 r12 py; r20 r21 r22 pz]. */
-export type Transform = Float64Array;
+export type Transform = number[];
 
 /** The identity transform. */
 export function identity(): Transform {
-  return Float64Array.of(1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0);
+  return [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0];
 }
 
 /** a · b (apply b first, then a). Writes into `out` when given (may not alias a or b). */
-export function compose(a: Transform, b: Transform, out: Transform = new Float64Array(12)): Transform {
+export function compose(a: Transform, b: Transform, out: Transform = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]): Transform {
   for (let r = 0; r < 3; r++) {
     const a0 = a[r * 4]!, a1 = a[r * 4 + 1]!, a2 = a[r * 4 + 2]!;
     for (let c = 0; c < 4; c++) out[r * 4 + c] = a0 * b[c]! + a1 * b[4 + c]! + a2 * b[8 + c]!;
@@ -24,7 +25,7 @@ export function compose(a: Transform, b: Transform, out: Transform = new Float64
 
 /** The inverse of a rigid transform. */
 export function invert(t: Transform): Transform {
-  const o = new Float64Array(12);
+  const o: Transform = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
   for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) o[r * 4 + c] = t[c * 4 + r]!;
   for (let r = 0; r < 3; r++) o[r * 4 + 3] = -(o[r * 4]! * t[3]! + o[r * 4 + 1]! * t[7]! + o[r * 4 + 2]! * t[11]!);
   return o;
@@ -51,19 +52,19 @@ export function axisOf(t: Transform, c: 0 | 1 | 2): Vec3 {
 
 /** A pure translation. */
 export function translation(x: number, y: number, z: number): Transform {
-  return Float64Array.of(1, 0, 0, x, 0, 1, 0, y, 0, 0, 1, z);
+  return [1, 0, 0, x, 0, 1, 0, y, 0, 0, 1, z];
 }
 
 /** Rotation about z by `rad`. */
 export function rotZ(rad: number): Transform {
   const c = Math.cos(rad), s = Math.sin(rad);
-  return Float64Array.of(c, -s, 0, 0, s, c, 0, 0, 0, 0, 1, 0);
+  return [c, -s, 0, 0, s, c, 0, 0, 0, 0, 1, 0];
 }
 
 /** Rotation about x by `rad`. */
 export function rotX(rad: number): Transform {
   const c = Math.cos(rad), s = Math.sin(rad);
-  return Float64Array.of(1, 0, 0, 0, 0, c, -s, 0, 0, s, c, 0);
+  return [1, 0, 0, 0, 0, c, -s, 0, 0, s, c, 0];
 }
 
 /**
@@ -72,11 +73,11 @@ export function rotX(rad: number): Transform {
  */
 export function dhModified(a: number, d: number, alpha: number, theta: number): Transform {
   const ca = Math.cos(alpha), sa = Math.sin(alpha), ct = Math.cos(theta), st = Math.sin(theta);
-  return Float64Array.of(
+  return [
     ct, -st, 0, a,
     st * ca, ct * ca, -sa, -d * sa,
     st * sa, ct * sa, ca, d * ca,
-  );
+  ];
 }
 
 /** Builds a transform from a position and an [x, y, z, w] quaternion (normalized here). */
@@ -85,11 +86,11 @@ export function fromPose(pose: Pose3): Transform {
   const n = Math.hypot(x, y, z, w) || 1;
   x /= n; y /= n; z /= n; w /= n;
   const [px, py, pz] = pose.position;
-  return Float64Array.of(
+  return [
     1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w), px,
     2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w), py,
     2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y), pz,
-  );
+  ];
 }
 
 /** The [x, y, z, w] quaternion of a transform's rotation (w ≥ 0). */

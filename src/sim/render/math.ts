@@ -28,14 +28,14 @@ export function lookAtPose(eye: Vec3, target: Vec3, up: Vec3 = [0, 0, 1]): Pose3
   const x: Vec3 = [xr[0] / xn, xr[1] / xn, xr[2] / xn];
   const y = cross(z, x); // down
   // Rotation columns are the camera axes in the world frame (row-major 3x4, zero translation).
-  const rot = Float64Array.of(x[0], y[0], z[0], 0, x[1], y[1], z[1], 0, x[2], y[2], z[2], 0);
+  const rot = [x[0], y[0], z[0], 0, x[1], y[1], z[1], 0, x[2], y[2], z[2], 0];
   return { position: [eye[0], eye[1], eye[2]], quaternion: quatOf(rot) };
 }
 
 /** The rotation of a pose as a row-major 3x3 (9 numbers), via kinematics' fromPose. */
-export function rotationOf(pose: Pose3): Float64Array {
+export function rotationOf(pose: Pose3): number[] {
   const t = fromPose(pose);
-  return Float64Array.of(t[0]!, t[1]!, t[2]!, t[4]!, t[5]!, t[6]!, t[8]!, t[9]!, t[10]!);
+  return [t[0]!, t[1]!, t[2]!, t[4]!, t[5]!, t[6]!, t[8]!, t[9]!, t[10]!];
 }
 
 function cross(a: Vec3, b: Vec3): Vec3 {

@@ -6,8 +6,28 @@
 import type { Pose3, RenderMesh, ShapeSpec, Vec3 } from "../world/types.js";
 import { rotationOf } from "./math.js";
 
-/** Builds a RenderMesh from local-frame vertices by posing them into the world frame. */
-function posedMesh(local: number[], indices: number[], pose: Pose3, color: Vec3): RenderMesh {
+/** A shape's local-frame vertices and triangles, for posing into the world. */
+interface Template { local: number[]; indices: Uint32Array }
+
+/**
+ * Templates by shape and size: the sim rebuilds every mesh of the world each control tick, from a
+ * few sizes (trigonometry and array building were ~0.3 ms of each tick). The indices are shared
+ * by every mesh of one template: nothing writes to a RenderMesh's arrays.
+ */
+const templates = new Map<string, Template>();
+
+function template(key: string, build: () => { local: number[]; indices: number[] }): Template {
+  let t = templates.get(key);
+  if (!t) {
+    if (templates.size >= 4096) templates.clear(); // sizes drawn at random per episode: keep the cache bounded
+    const { local, indices } = build();
+    templates.set(key, (t = { local, indices: Uint32Array.from(indices) }));
+  }
+  return t;
+}
+
+/** Builds a RenderMesh from a template by posing its vertices into the world frame. */
+function posedMesh({ local, indices }: Template, pose: Pose3, color: Vec3): RenderMesh {
   const m = rotationOf(pose);
   const [tx, ty, tz] = pose.position;
   const positions = new Float32Array(local.length);
@@ -17,7 +37,7 @@ function posedMesh(local: number[], indices: number[], pose: Pose3, color: Vec3)
     positions[i + 1] = m[3] * x + m[4] * y + m[5] * z + ty;
     positions[i + 2] = m[6] * x + m[7] * y + m[8] * z + tz;
   }
-  return { positions, indices: Uint32Array.from(indices), color: [color[0], color[1], color[2]] };
+  return { positions, indices, color: [color[0], color[1], color[2]] };
 }
 
 /** Checks a size is a positive finite number; throws naming the shape and field otherwise. */
@@ -33,6 +53,10 @@ export function boxMesh(halfExtents: Vec3, pose: Pose3, color: Vec3): RenderMesh
   checkSize("box", "halfExtents[0]", hx);
   checkSize("box", "halfExtents[1]", hy);
   checkSize("box", "halfExtents[2]", hz);
+  return posedMesh(template(`box ${hx} ${hy} ${hz}`, () => boxTemplate(hx, hy, hz)), pose, color);
+}
+
+function boxTemplate(hx: number, hy: number, hz: number): { local: number[]; indices: number[] } {
   const v: number[] = [];
   for (let i = 0; i < 8; i++) v.push(i & 1 ? hx : -hx, i & 2 ? hy : -hy, i & 4 ? hz : -hz);
   // Vertex i has bit0 = +x, bit1 = +y, bit2 = +z. Each face as two CCW triangles seen from outside.
@@ -46,7 +70,7 @@ export function boxMesh(halfExtents: Vec3, pose: Pose3, color: Vec3): RenderMesh
   ];
   const idx: number[] = [];
   for (const [a, b, c, d] of faces) idx.push(a, b, c, a, c, d);
-  return posedMesh(v, idx, pose, color);
+  return { local: v, indices: idx };
 }
 
 /**
@@ -57,6 +81,10 @@ export function cylinderMesh(radius: number, halfHeight: number, pose: Pose3, co
   checkSize("cylinder", "radius", radius);
   checkSize("cylinder", "halfHeight", halfHeight);
   if (!Number.isInteger(segments) || segments < 3) throw new Error(`cylinder mesh: segments ${segments} must be an integer ≥ 3`);
+  return posedMesh(template(`cylinder ${radius} ${halfHeight} ${segments}`, () => cylinderTemplate(radius, halfHeight, segments)), pose, color);
+}
+
+function cylinderTemplate(radius: number, halfHeight: number, segments: number): { local: number[]; indices: number[] } {
   const v: number[] = [0, 0, -halfHeight, 0, 0, halfHeight]; // cap centres: 0 bottom, 1 top
   for (let i = 0; i < segments; i++) {
     const a = (2 * Math.PI * i) / segments;
@@ -71,7 +99,7 @@ export function cylinderMesh(radius: number, halfHeight: number, pose: Pose3, co
     idx.push(1, t0, t1); // top cap, facing +z
     idx.push(b0, b1, t1, b0, t1, t0); // side
   }
-  return posedMesh(v, idx, pose, color);
+  return { local: v, indices: idx };
 }
 
 /**
@@ -82,6 +110,10 @@ export function sphereMesh(radius: number, pose: Pose3, color: Vec3, segments = 
   checkSize("sphere", "radius", radius);
   if (!Number.isInteger(segments) || segments < 3) throw new Error(`sphere mesh: segments ${segments} must be an integer ≥ 3`);
   if (!Number.isInteger(rings) || rings < 2) throw new Error(`sphere mesh: rings ${rings} must be an integer ≥ 2`);
+  return posedMesh(template(`sphere ${radius} ${segments} ${rings}`, () => sphereTemplate(radius, segments, rings)), pose, color);
+}
+
+function sphereTemplate(radius: number, segments: number, rings: number): { local: number[]; indices: number[] } {
   const v: number[] = [0, 0, -radius, 0, 0, radius]; // poles: 0 south, 1 north
   for (let r = 1; r < rings; r++) {
     const polar = Math.PI * (r / rings) - Math.PI / 2; // -π/2 (south) .. π/2 (north)
@@ -101,7 +133,7 @@ export function sphereMesh(radius: number, pose: Pose3, color: Vec3, segments = 
       idx.push(a, b, c, a, c, d);
     }
   }
-  return posedMesh(v, idx, pose, color);
+  return { local: v, indices: idx };
 }
 
 /** The mesh of a world ShapeSpec (what SimWorld calls per object). Cylinders and spheres use 16 segments. */

@@ -81,7 +81,7 @@ const clipA = new Float64Array(3 * 16);
 const clipB = new Float64Array(3 * 16);
 
 /** What every mesh of one render needs: the camera, its rotation and position, the light in its frame. */
-interface View { camera: RenderCamera; R: Float64Array; tx: number; ty: number; tz: number; lx: number; ly: number; lz: number }
+interface View { camera: RenderCamera; R: number[]; tx: number; ty: number; tz: number; lx: number; ly: number; lz: number }
 
 /**
  * Renders the meshes (world frame) as seen by `camera` into `out` (allocated when absent) and
@@ -213,7 +213,7 @@ function drawMesh(raster: Raster, mesh: RenderMesh, view: View): void {
  * Mesh indices sorted by the optical-z of each mesh's vertex centroid, nearest first: far surfaces
  * then mostly fail the depth test instead of being written and overwritten (same image, fewer writes).
  */
-function frontToBack(meshes: readonly RenderMesh[], R: Float64Array, tx: number, ty: number, tz: number): number[] {
+function frontToBack(meshes: readonly RenderMesh[], R: number[], tx: number, ty: number, tz: number): number[] {
   const keys = new Float64Array(meshes.length);
   const order: number[] = [];
   meshes.forEach((m, k) => {

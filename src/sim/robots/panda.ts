@@ -4,7 +4,7 @@
  * rotated -45° about the flange z with the fingertip centre (TCP) 0.1034 m along z.
  */
 import type { DhRow } from "../kinematics/DhChain.js";
-import { compose, rotZ, translation } from "../kinematics/transform.js";
+import { compose, rotZ, translation, type Transform } from "../kinematics/transform.js";
 import type { ArmModel } from "./ArmModel.js";
 
 const H = Math.PI / 2;
@@ -30,7 +30,7 @@ export const PANDA_TCP_OFFSET_M = 0.1034;
 export const PANDA_READY = [0, -Math.PI / 4, 0, -3 * Math.PI / 4, 0, Math.PI / 2, Math.PI / 4];
 
 /** The Panda arm model; `lower`/`upper` come from the profile. */
-export function pandaArm(name: string, lower: number[], upper: number[], baseInWorld: Float64Array): ArmModel {
+export function pandaArm(name: string, lower: number[], upper: number[], baseInWorld: Transform): ArmModel {
   return {
     name,
     kinematics: {

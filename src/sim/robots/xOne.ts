@@ -12,7 +12,7 @@
  * |y - y_base| < 0.55 m of each arm's base.
  */
 import type { DhRow } from "../kinematics/DhChain.js";
-import { translation } from "../kinematics/transform.js";
+import { translation, type Transform } from "../kinematics/transform.js";
 import type { ArmModel } from "./ArmModel.js";
 
 const H = Math.PI / 2;
@@ -38,7 +38,7 @@ export const X_ONE_FLANGE: DhRow = { a: 0, d: 0, alpha: 0 };
 export const X_ONE_TCP_OFFSET_M = 0.11;
 
 /** One X-One arm model; `lower`/`upper` come from the profile. */
-export function xOneArm(name: string, lower: number[], upper: number[], baseInWorld: Float64Array): ArmModel {
+export function xOneArm(name: string, lower: number[], upper: number[], baseInWorld: Transform): ArmModel {
   return {
     name,
     kinematics: { joints: X_ONE_DH, flange: X_ONE_FLANGE, flangeToTcp: translation(0, 0, X_ONE_TCP_OFFSET_M), lower, upper },

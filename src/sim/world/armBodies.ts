@@ -54,7 +54,7 @@ function alongZ(dir: Vec3, mid: Vec3): Transform {
       -ky * s, kx * s, c,
     ];
   }
-  return Float64Array.of(r[0]!, r[1]!, r[2]!, mid[0], r[3]!, r[4]!, r[5]!, mid[1], r[6]!, r[7]!, r[8]!, mid[2]);
+  return [r[0]!, r[1]!, r[2]!, mid[0], r[3]!, r[4]!, r[5]!, mid[1], r[6]!, r[7]!, r[8]!, mid[2]];
 }
 
 /** The constant cylinders between consecutive link origins (zero-length ones skipped). */
@@ -161,7 +161,7 @@ export function armPartPoses(arm: ArmBodies, widthM: number): { cylinders: { pos
   const frames = [arm.model.baseInWorld, ...arm.fk.links];
   const cylinders = arm.segments.map((s) => ({ pose: toPose(compose(frames[s.link + 1]!, s.local)), halfHeight: s.halfHeight }));
   const tcp = arm.fk.tcp, f = arm.model.finger, h = arm.model.hand;
-  const at = (c: Vec3) => toPose(compose(tcp, Float64Array.of(1, 0, 0, c[0], 0, 1, 0, c[1], 0, 0, 1, c[2])));
+  const at = (c: Vec3) => toPose(compose(tcp, [1, 0, 0, c[0], 0, 1, 0, c[1], 0, 0, 1, c[2]]));
   const off = widthM / 2 + f.halfExtents[1];
   return {
     cylinders,
