@@ -81,7 +81,7 @@ const RUN_EPOCH_NS = 1_700_000_000_000_000_000n;
  * before it in the process: the runtime reads absolute stamps, which doubles round at ~2e-7 s
  * there, so a start that followed the earlier episodes' lengths made an episode's actions depend
  * on them, and a `--jobs` or `--shard` worker (which runs other episodes before it) diverged from
- * a sequential run (mem0-tiny: 6 of 50 outcomes).
+ * a sequential run (mem0-tiny: 6 of 50 outcomes). ROS time's int32 seconds hold 124,000 such slots.
  */
 const EPISODE_SLOT_NS = 3_600_000_000_000n;
 
