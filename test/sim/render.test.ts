@@ -270,3 +270,10 @@ test("the span loops' committed wasm is what spans.wat assembles to (npm run bui
   const committed = readFileSync("src/sim/render/spansWasm.ts", "utf8");
   assert.equal(committed, spansModuleSource(await assembleSpans()), "src/sim/render/spansWasm.ts is stale: run npm run build:wasm");
 });
+
+test("a frame too large for the span loops' 32-bit memory offsets is refused with its size, before any memory grows", async () => {
+  const { spanBuffers, spans } = await import("../../src/sim/render/spans.js");
+  const before = spans.memory.buffer.byteLength;
+  assert.throws(() => spanBuffers(178_956_970, 1), /render frame of 178956970 pixels is too large for the rasterizer \(at most 178956969\)/);
+  assert.equal(spans.memory.buffer.byteLength, before);
+});

@@ -54,8 +54,8 @@ let current: SpanBuffers | null = null;
 export function spanBuffers(pixels: number, chunks: number): SpanBuffers {
   const { memory } = spans;
   if (chunks > pixels) throw new Error(`spanBuffers: ${chunks} chunks for ${pixels} pixels`);
-  // wasm32 addresses: 12 bytes per pixel must stay below 2^31 (i32 offsets).
-  if (12 * pixels >= 2 ** 31) throw new Error(`render frame of ${pixels} pixels is too large for the rasterizer (at most ${Math.floor(2 ** 31 / 12) - 1})`);
+  // wasm32 addresses: 12 bytes per pixel and 16 of slack (below) must stay below 2^31 (i32 offsets).
+  if (12 * pixels + 16 >= 2 ** 31) throw new Error(`render frame of ${pixels} pixels is too large for the rasterizer (at most ${Math.floor((2 ** 31 - 17) / 12)})`);
   if (pixels > capacity) {
     // + 16: the span loops' 4-pixel groups may read (and write back unchanged) up to 16 bytes past the last pixel.
     const need = Math.ceil((12 * pixels + 16) / PAGE) - memory.buffer.byteLength / PAGE;
