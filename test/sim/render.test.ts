@@ -125,6 +125,27 @@ test("geometry behind the camera or cut by the near plane draws nothing wrong an
   assert.ok(renderCamera([bad], CAM).depth.every((d) => d === Infinity));
 });
 
+test("meshes wholly out of view are left out; one a fraction of a pixel into the image still draws its pixels", () => {
+  const color: Vec3 = [40, 160, 60];
+  // A thin plate facing the camera at z = 1 whose right edge, x = −0.6387, projects to u = 0.15:
+  // only the first column's pixel centres (u = 0) see it.
+  const sliver = boxMesh([0.08, 0.02, 0.0001], at(-0.6387 - 0.08, 0, 1), color);
+  const outOfView = [
+    boxMesh([0.02, 0.02, 0.02], at(0, 0, -1), color), // behind the camera
+    boxMesh([0.02, 0.02, 0.02], at(-0.7, 0, 1), color), // beyond the left edge (u < −6)
+    boxMesh([0.02, 0.02, 0.02], at(0, 0.6, 1), color), // below the bottom edge
+    boxMesh([0.002, 0.002, 0.002], at(0, 0, 0.005), color), // nearer than the near plane (0.01 m)
+  ];
+  const f = renderCamera([sliver, ...outOfView], CAM);
+  assert.equal(f.stats.meshesOutOfView, 4);
+  assert.ok(!isBackground(f, 0, 240), "the sliver covers the first column's pixel centres");
+  assert.ok(isBackground(f, 1, 240));
+  const alone = renderCamera([sliver], CAM);
+  assert.equal(alone.stats.meshesOutOfView, 0);
+  assert.deepEqual(f.rgb, alone.rgb);
+  assert.deepEqual(f.depth, alone.depth);
+});
+
 test("flat shading gives two visible faces of one box different colours", () => {
   // Camera above and in front of a box, seeing its top and its −x face.
   const camera: RenderCamera = { ...CAM, worldFromCamera: lookAtPose([-0.6, 0.2, 1.3], [0, 0, 0.8]) };

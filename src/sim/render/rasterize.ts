@@ -45,8 +45,11 @@ export interface RenderFrame {
    * with `{ depth: false }` it is not written.
    */
   depth: Float32Array;
-  /** Triangles submitted and triangles that reached the rasterizer (after culling and clipping) in the last render. */
-  stats: { triangles: number; rasterized: number };
+  /**
+   * Triangles submitted, triangles that reached the rasterizer (after culling and clipping), and
+   * meshes left out whole as out of view, in the last render.
+   */
+  stats: { triangles: number; rasterized: number; meshesOutOfView: number };
 }
 
 /** Background colour (light grey-blue, "sky"), rgb8. */
@@ -69,7 +72,7 @@ export function createRenderFrame(width: number, height: number): RenderFrame {
     width, height,
     rgb: new Uint8Array(width * height * 3),
     depth: new Float32Array(width * height),
-    stats: { triangles: 0, rasterized: 0 },
+    stats: { triangles: 0, rasterized: 0, meshesOutOfView: 0 },
   };
 }
 
@@ -112,7 +115,7 @@ export function renderCamera(meshes: readonly RenderMesh[], camera: RenderCamera
     camera, R, tx, ty, tz,
     lx: R[0] * L[0] + R[3] * L[1] + R[6] * L[2], ly: R[1] * L[0] + R[4] * L[1] + R[7] * L[2], lz: R[2] * L[0] + R[5] * L[1] + R[8] * L[2],
   };
-  const order = frontToBack(meshes, R, tx, ty, tz);
+  const order = visibleFrontToBack(meshes, camera, R, tx, ty, tz);
   let raster = opts.layer ? drawOverLayer(opts.layer, meshes, order, view, frame) : null;
   if (raster === null) {
     raster = new Raster(frame, BACKGROUND_RGB);
@@ -124,6 +127,7 @@ export function renderCamera(meshes: readonly RenderMesh[], camera: RenderCamera
   if (opts.depth ?? true) finishDepth(frame.depth);
   frame.stats.triangles = triangles;
   frame.stats.rasterized = raster.count;
+  frame.stats.meshesOutOfView = meshes.length - order.length;
   return opts.borrow === true ? { ...frame, rgb: raster.pixels } : frame;
 }
 
@@ -210,16 +214,44 @@ function drawMesh(raster: Raster, mesh: RenderMesh, view: View): void {
 }
 
 /**
- * Mesh indices sorted by the optical-z of each mesh's vertex centroid, nearest first: far surfaces
- * then mostly fail the depth test instead of being written and overwritten (same image, fewer writes).
+ * Indices of the meshes that can reach the image, sorted by the optical-z of each mesh's vertex
+ * centroid, nearest first: far surfaces then mostly fail the depth test instead of being written and
+ * overwritten (same image, fewer writes). A mesh whose bounding box lies wholly behind the near plane
+ * or wholly beyond one side of the image (with a pixel to spare) is left out: no pixel centre of the
+ * image sees a point of it, so it would draw nothing.
  */
-function frontToBack(meshes: readonly RenderMesh[], R: number[], tx: number, ty: number, tz: number): number[] {
+function visibleFrontToBack(meshes: readonly RenderMesh[], camera: RenderCamera, R: number[], tx: number, ty: number, tz: number): number[] {
+  const { width: W, height: H, fx, fy, cx, cy } = camera;
+  const near = camera.nearM ?? 0.01;
   const keys = new Float64Array(meshes.length);
   const order: number[] = [];
   meshes.forEach((m, k) => {
     const p = m.positions, n = (p.length / 3) | 0;
     let sx = 0, sy = 0, sz = 0;
-    for (let i = 0; i < 3 * n; i += 3) { sx += p[i]!; sy += p[i + 1]!; sz += p[i + 2]!; }
+    let x0 = Infinity, y0 = Infinity, z0 = Infinity, x1 = -Infinity, y1 = -Infinity, z1 = -Infinity;
+    for (let i = 0; i < 3 * n; i += 3) {
+      const x = p[i]!, y = p[i + 1]!, z = p[i + 2]!;
+      sx += x; sy += y; sz += z;
+      if (x < x0) x0 = x; if (x > x1) x1 = x;
+      if (y < y0) y0 = y; if (y > y1) y1 = y;
+      if (z < z0) z0 = z; if (z > z1) z1 = z;
+    }
+    // Corners in the camera frame, tested against the planes through the optical centre that bound
+    // the pixel centres' rays one pixel outside the image (u = −1, u = W, v = −1, v = H) and the near
+    // plane. A NaN or empty box is kept: drawMesh skips what it cannot draw.
+    let behind = 0, left = 0, right = 0, above = 0, below = 0;
+    for (let c = 0; c < 8; c++) {
+      const dx = ((c & 1) ? x1 : x0) - tx, dy = ((c & 2) ? y1 : y0) - ty, dz = ((c & 4) ? z1 : z0) - tz;
+      const x = R[0]! * dx + R[3]! * dy + R[6]! * dz;
+      const y = R[1]! * dx + R[4]! * dy + R[7]! * dz;
+      const z = R[2]! * dx + R[5]! * dy + R[8]! * dz;
+      if (z < near) behind++;
+      if (fx * x + (cx + 1) * z < 0) left++;
+      if (-fx * x + (W - cx) * z < 0) right++;
+      if (fy * y + (cy + 1) * z < 0) above++;
+      if (-fy * y + (H - cy) * z < 0) below++;
+    }
+    if (behind === 8 || left === 8 || right === 8 || above === 8 || below === 8) return;
     const z = R[2]! * (sx / n - tx) + R[5]! * (sy / n - ty) + R[8]! * (sz / n - tz);
     keys[k] = Number.isFinite(z) ? z : Infinity;
     order.push(k);
