@@ -7,11 +7,12 @@
  * errors (an unknown flag, a missing argument) exit 2 naming what was wrong; other errors exit 1.
  *
  * Node runs it with V8's young generation capped at 2 MB semi-spaces (the shebang above, the npm
- * scripts start/engram/bench, the Slurm scripts): a camera pipeline allocates ~1 MB per raw frame, dead
- * within a tick; V8 counts those bytes against the old generation's limit, and with the default 16 MB
- * semi-spaces it reclaims them by a full mark-compact ~10 times per simulated 12 s (4 helper threads
- * marking). With 2 MB ones a scavenge (~1 ms) frees them first (src/sim/README.md, Bench). It is a
- * flag, not NODE_OPTIONS, so a user's own NODE_OPTIONS still apply.
+ * scripts start/engram/bench, the ros2 launch files' nodes, the Slurm scripts): a camera pipeline
+ * allocates ~1 MB per raw frame, dead within a tick; V8 counts those bytes against the old
+ * generation's limit, and with the default 16 MB semi-spaces it reclaims them by a full mark-compact
+ * ~10 times per simulated 12 s (4 helper threads marking). With 2 MB ones a scavenge (~1 ms) frees
+ * them first (src/sim/README.md, Bench). It is a flag, not NODE_OPTIONS, so a user's own
+ * NODE_OPTIONS still apply.
  */
 import { CliExit, commandHelp, stripRosArgs, type CommandSpec } from "./cli/args.js";
 

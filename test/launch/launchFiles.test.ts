@@ -2,7 +2,7 @@
  * Every ros2 launch file in launch/ (*.launch.yaml), checked the way launch_ros's YAML front end
  * reads it: one action per entry (arg / node / executable) with only the attributes it parses,
  * every `$(var X)` declared by an earlier arg, only substitutions launch knows, nodes without
- * `pkg` that run `$(find-exec node) $(dirname)/../dist/cli.js <engram command>`, flags the command
+ * `pkg` that run `$(find-exec node) --max-semi-space-size=2 $(dirname)/../dist/cli.js <engram command>`, flags the command
  * reads, config paths that exist and pass `engram check`, remaps of topics the robot uses, and a
  * use_sim_time parameter that agrees with the run config. Then each node's command line, as launch
  * builds it (with the `--ros-args` block it appends), is parsed by the CLI's own argument code.
@@ -118,8 +118,10 @@ for (const file of FILES) {
           default: throw new Error(`${where}: $(${name})`);
         }
       };
-      const argv = commandLine(String(body.args), values);
-      assert.equal(resolve(argv[0]!), join(LAUNCH_DIR, "..", "dist", "cli.js"), `${where}: args must start with $(dirname)/../dist/cli.js`);
+      const [nodeFlag, ...argv] = commandLine(String(body.args), values);
+      // The V8 flag every entry point passes (see src/cli.ts), then the CLI.
+      assert.equal(nodeFlag, "--max-semi-space-size=2", `${where}: args must start with node's --max-semi-space-size=2`);
+      assert.equal(resolve(argv[0]!), join(LAUNCH_DIR, "..", "dist", "cli.js"), `${where}: args must go on with $(dirname)/../dist/cli.js`);
       assert.ok(existsSync("src/cli.ts"), "dist/cli.js is built from src/cli.ts (tsconfig rootDir src, outDir dist)");
       // What launch runs: the args, then its own --ros-args block, which the CLI strips.
       const remaps = (body.remap as Array<{ from: string; to: string }> | undefined) ?? [];
