@@ -238,7 +238,8 @@ function visibleFrontToBack(meshes: readonly RenderMesh[], camera: RenderCamera,
     }
     // Corners in the camera frame, tested against the planes through the optical centre that bound
     // the pixel centres' rays one pixel outside the image (u = −1, u = W, v = −1, v = H) and the near
-    // plane. A NaN or empty box is kept: drawMesh skips what it cannot draw.
+    // plane. NaN vertices stay out of the box (a triangle with one draws nothing: Raster.triangle
+    // drops it); a box with an infinite or NaN corner fails the tests and is kept.
     let behind = 0, left = 0, right = 0, above = 0, below = 0;
     for (let c = 0; c < 8; c++) {
       const dx = ((c & 1) ? x1 : x0) - tx, dy = ((c & 2) ? y1 : y0) - ty, dz = ((c & 4) ? z1 : z0) - tz;
