@@ -141,6 +141,12 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
           interventions = 0;
           remoteFault = false;
           if (clock instanceof SimClock) {
+            // The previous episode's last messages (its final command) are still in the bus's
+            // delivery queue: let them arrive in that episode's time, as SimClock lets what a tick
+            // published arrive before time moves on, not at the next slot (where the sim rejects a
+            // command from an hour ago, logging it, and holds).
+            await new Promise<void>((r) => setImmediate(r));
+            await new Promise<void>((r) => setImmediate(r));
             const start = RUN_EPOCH_NS + BigInt(i) * EPISODE_SLOT_NS;
             if (clock.nowNs() > start) throw new Error(`episode ${i} would start at bus time ${start} ns, but the run is already at ${clock.nowNs()} ns (an episode ran past ${EPISODE_SLOT_NS / 1_000_000_000n} s of sim time)`);
             await clock.advanceTo(start);
