@@ -1,7 +1,7 @@
 /** Policy contracts (DESIGN.md §3). The runtime calls observe() every tick and act() when the scheduler needs a chunk. */
 import type { MemoryComplexity } from "./planner/gating.js";
 
-/** What reset() gets about the episode about to start. */
+/** What reset() (the episode reset) gets about the episode about to start. */
 export interface EpisodeInfo {
   task: string;
   episode: number;
@@ -54,8 +54,13 @@ export interface PolicySpec {
 /** A policy the control loop drives (DESIGN.md §3). Wrap to add behaviour (logging, remote). */
 export interface Policy {
   readonly spec: PolicySpec;
-  /** Clears all memory. Called before each episode. */
+  /** Clears the episode's memory; session memory (what outlives episodes) stays. Called before each episode. */
   reset(episode: EpisodeInfo): Promise<void>;
+  /**
+   * Clears session memory as well: everything the policy remembers. Called when a session ends (a new
+   * one starts empty; a fresh policy already is); reset(episode) still comes before the next episode.
+   */
+  resetSession(): Promise<void>;
   /** Called on every control tick: writes memory, returns the classifier logit. */
   observe(obs: PreparedObservation): Promise<ObserveResult>;
   /** Called only when the scheduler needs a chunk. H x D, robot units, robot layout. */

@@ -50,6 +50,7 @@ class OnnxAddPolicy implements Policy {
     this.spec = { name: "onnx-add", cameras: ["head"], imageSize: { width: 32, height: 24 }, layout: "bimanual_16d", horizon };
   }
   async reset(_e: EpisodeInfo): Promise<void> { this.acts = 0; }
+  async resetSession(): Promise<void> {}
   /** Like a closed-vocabulary tokenizer: an instruction outside `vocabulary` (when given) throws. */
   setInstruction(t: string): void {
     if (this.vocabulary && !this.vocabulary.includes(t)) throw new Error(`instruction ${JSON.stringify(t)} is not in the closed vocabulary; known: ${this.vocabulary.join(", ")}`);

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { appendFileSync, cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadMem0Policy, type Mem0Event, type Mem0Options } from "../../src/policy/mem0/Mem0Policy.js";
+import { loadMem0Policy, mem0MemorySpec, type Mem0Event, type Mem0Options } from "../../src/policy/mem0/Mem0Policy.js";
 import { oracleDetector } from "../../src/policy/mem0/endDetector.js";
 import { writeTestBundle, type TinyWeights } from "../../src/policy/mem0/testBundle.js";
 import { BIMANUAL_16D } from "../../src/policy/mem0/layout.js";
@@ -130,6 +130,22 @@ test("ablations: no anchor / no window change the memory inputs exactly as the r
   for (const o of obs) logits.push((await p.observe(o)).logit);
   assert.ok(maxAbsDiff(logits, referenceLogits(obs, obs.map(() => false), { anchor: false, window: false })) < 1e-4);
   assert.equal(events.length, 0, "no anchor set, and the oracle declared nothing although every logit is positive");
+  await p.close();
+});
+
+test("mem0MemorySpec: window from the manifest; the run's anchor switch overrides the manifest's; window on by default", () => {
+  const memory = { window: 4, anchor: false, feature_dim: 8, summary_tokens: 3 };
+  assert.deepEqual(mem0MemorySpec(memory), { kind: "mem0", window: 4, anchor: false, sliding: true });
+  assert.deepEqual(mem0MemorySpec({ ...memory, anchor: true }, {}), { kind: "mem0", window: 4, anchor: true, sliding: true });
+  assert.deepEqual(mem0MemorySpec(memory, { anchor: true, slidingWindow: false }), { kind: "mem0", window: 4, anchor: true, sliding: false });
+});
+
+test("resetSession clears the memory: the next tick sets a new anchor", async () => {
+  const { p, events } = await policy({ endDetector: oracleDetector() });
+  for (let t = 0; t < 3; t++) await p.observe(observation());
+  await p.resetSession();
+  await p.observe(observation());
+  assert.deepEqual(events.map((e) => (e.kind === "memory" ? `${e.step}:${e.op.kind}` : e.kind)), ["0:anchor_set", "3:anchor_set"]);
   await p.close();
 });
 

@@ -32,6 +32,7 @@ class TeePolicy implements Policy {
   constructor(private readonly remote: Policy, private readonly local: Mem0Policy) {}
   get spec() { return this.remote.spec; }
   async reset(e: EpisodeInfo): Promise<void> { await Promise.all([this.remote.reset(e), this.local.reset(e)]); }
+  async resetSession(): Promise<void> { await Promise.all([this.remote.resetSession(), this.local.resetSession()]); }
   setInstruction(text: string): void { this.remote.setInstruction(text); this.local.setInstruction(text); }
   async observe(obs: PreparedObservation): Promise<ObserveResult> {
     const [r, l] = await Promise.all([this.remote.observe(obs), this.local.observe(obs)]);

@@ -23,6 +23,7 @@ export class ScriptedPolicy implements Policy {
   acts = 0;
   constructor(readonly names: string[], public nextResult: ObserveResult = { logit: -3, subtaskEnded: false }, public nextChunk?: () => Promise<ActionChunk>) {}
   async reset(): Promise<void> {}
+  async resetSession(): Promise<void> {}
   setInstruction(text: string): void { this.instructions.push(text); }
   async observe(obs: PreparedObservation): Promise<ObserveResult> { this.observed.push(obs); return this.nextResult; }
   async act(): Promise<ActionChunk> { this.acts++; return this.nextChunk ? this.nextChunk() : this.chunkAt(0.01); }

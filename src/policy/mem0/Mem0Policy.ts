@@ -1,9 +1,10 @@
 /**
- * Mem-0 execution module on onnxruntime-node. observe() runs every tick: encoder → memory fusion
- * (anchor + sliding window, owned here) → classifier logit → debounce; act() samples an H x A chunk
- * by flow matching through action_head.onnx from seeded noise, denormalizes it and maps it to the
- * robot layout. Ablations: anchor off, sliding window off; the subtask-end decision is an
- * `EndDetector` passed in (default: the manifest's debounce; the oracle ablation: `oracleDetector`).
+ * Mem-0 execution module on onnxruntime-node. observe() runs every tick: encoder → memory write and
+ * memory.onnx fusion (the memory rules live in a `MemoryStrategy`, src/memory/) → classifier logit →
+ * debounce; act() samples an H x A chunk by flow matching through action_head.onnx from seeded noise,
+ * denormalizes it and maps it to the robot layout. The memory ablations (anchor off, sliding window
+ * off) are strategies (`mem0MemorySpec`); the subtask-end decision is an `EndDetector` passed in
+ * (default: the manifest's debounce; the oracle ablation: `oracleDetector`).
  */
 import type { LayoutSpec, RobotProfile } from "../../robot/types.js";
 import type { ActionChunk, EpisodeInfo, ObserveResult, Policy, PolicySpec, PreparedObservation } from "../types.js";
@@ -12,17 +13,23 @@ import { chunkSeed, gaussianNoise, integrateFlow } from "./flowSampler.js";
 import { chunkToRobotOrder } from "./layout.js";
 import { getLayout, layoutNames } from "../../robot/layout.js";
 import type { ModelKey, PolicyManifest } from "./manifest.js";
-import { clearMemory, createMemoryBank, memoryInputs, pushWindow, setAnchorIfEmpty, type MemoryBank, type MemoryOp } from "./memoryBank.js";
+import { createMemoryStrategy, type MemoryOp, type MemorySpec, type MemoryStrategy } from "../../memory/index.js";
 import { denormalizeRows, normalize } from "./normalization.js";
 import { f32, i64, type ExecutionProvider } from "./ortSession.js";
 import { debounceDetector, type EndDetector } from "./endDetector.js";
 import { tokenize } from "./tokenizer.js";
 import type * as ort from "onnxruntime-node";
 
-/** Ablation switches (run config). Defaults: anchor from the manifest, everything else on. */
+/** Ablation switches (run config `policy.anchor` / `policy.sliding`). Defaults: anchor from the manifest, window on. */
 export interface Mem0Ablation {
   anchor?: boolean;
   slidingWindow?: boolean;
+}
+
+/** The memory strategy a bundle runs with: the manifest's window and anchor, overridden by the run's ablations. */
+export function mem0MemorySpec(memory: PolicyManifest["memory"], ablation: Mem0Ablation = {}): MemorySpec {
+  const anchor = ablation.anchor ?? memory.anchor;
+  return { kind: "mem0", window: memory.window, anchor, sliding: ablation.slidingWindow ?? true };
 }
 
 /** Events for the control loop's event log. */
@@ -64,9 +71,7 @@ export class Mem0Policy implements Policy {
   private readonly layout: LayoutSpec;
   /** Robot joint order for joint layouts (undefined: layout order). */
   private readonly robotOrder: string[] | undefined;
-  private readonly bank: MemoryBank;
-  private readonly useAnchor: boolean;
-  private readonly useWindow: boolean;
+  private readonly memory: MemoryStrategy;
   private readonly ends: EndDetector;
   private tokens: BigInt64Array | null = null;
   private seed = 0;
@@ -83,9 +88,7 @@ export class Mem0Policy implements Policy {
     const m = this.m;
     this.layout = actionLayout(m, opts, this.where);
     this.robotOrder = robotOrder(this.layout, opts.robot);
-    this.bank = createMemoryBank(m.memory.feature_dim, m.memory.window);
-    this.useAnchor = opts.ablation?.anchor ?? m.memory.anchor;
-    this.useWindow = opts.ablation?.slidingWindow ?? true;
+    this.memory = createMemoryStrategy(mem0MemorySpec(m.memory, opts.ablation), m.memory.feature_dim);
     this.ends = opts.endDetector ?? debounceDetector({ threshold: m.classifier.threshold, switchCount: m.classifier.switch_count });
     this.spec = {
       name: m.name, cameras: [...m.cameras], imageSize: { width: m.image.width, height: m.image.height },
@@ -99,8 +102,9 @@ export class Mem0Policy implements Policy {
     return this.bundle.sessions.encoder.provider;
   }
 
+  /** Clears the episode's memory (not logged: the episode_start event marks it) and the debounce. */
   async reset(episode: EpisodeInfo): Promise<void> {
-    clearMemory(this.bank);
+    this.memory.reset("episode");
     this.ends.reset();
     this.seed = episode.seed;
     this.step = 0;
@@ -112,6 +116,11 @@ export class Mem0Policy implements Policy {
     // theirs from the planner; their global task may lie outside a closed vocabulary.
     if (this.keepMemoryOnEnd) this.setInstruction(episode.instruction);
     else try { this.setInstruction(episode.instruction); } catch { /* replaced by the planner's subtask */ }
+  }
+
+  /** Clears all memory; Mem-0 keeps none beyond an episode, so that is the memory reset() clears. */
+  async resetSession(): Promise<void> {
+    this.memory.reset("session");
   }
 
   setInstruction(text: string): void {
@@ -139,17 +148,14 @@ export class Mem0Policy implements Policy {
       images: f32(images, [1, m.cameras.length, 3, height, width]), state: f32(state, [1, m.state_dim]), tokens: i64(this.tokens, [1, m.tokenizer.max_length]),
     });
     const feature = enc.image_feature;
-    if (this.useAnchor) {
-      const op = setAnchorIfEmpty(this.bank, feature);
-      if (op) this.emit({ kind: "memory", op, step: this.step });
-    }
-    const mem = memoryInputs(this.bank, this.useAnchor, this.useWindow);
+    // Write first: the first tick after a clear attends to its own feature as the anchor.
+    this.emitOps(this.memory.write(feature, this.step, { stampNs: obs.stampNs }));
+    const mem = this.memory.inputs();
     const F = m.memory.feature_dim, K = m.memory.window;
     const { summary } = await this.run("memory", {
       current: f32(feature, [1, F]), window: f32(mem.window, [1, K, F]), window_mask: f32(mem.windowMask, [1, K]),
       anchor: f32(mem.anchor, [1, 1, F]), anchor_mask: f32(mem.anchorMask, [1, 1]), text: f32(enc.text_feature, [1, F]),
     });
-    if (this.useWindow) pushWindow(this.bank, feature);
     const { logit: logitT } = await this.run("classifier", { summary: f32(summary, [1, m.memory.summary_tokens, F]) });
     const logit = logitT[0];
     this.last = { state, robotState: Float64Array.from(obs.state), summary };
@@ -157,7 +163,7 @@ export class Mem0Policy implements Policy {
     const d = this.ends.decide(logit);
     if (d.ended) {
       this.emit({ kind: "subtask_end", source: d.source, step: this.step, logit, probability: d.probability, positives: d.positives });
-      if (!this.keepMemoryOnEnd) this.emit({ kind: "memory", op: clearMemory(this.bank), step: this.step });
+      if (!this.keepMemoryOnEnd) this.emitOps(this.memory.onSubtaskEnd());
     }
     this.step++;
     return { logit, subtaskEnded: d.ended };
@@ -200,6 +206,10 @@ export class Mem0Policy implements Policy {
 
   private emit(event: Mem0Event): void {
     this.opts.onEvent?.(event);
+  }
+
+  private emitOps(ops: MemoryOp[]): void {
+    for (const op of ops) this.emit({ kind: "memory", op, step: this.step });
   }
 }
 

@@ -105,6 +105,12 @@ export class RemotePolicy implements Policy {
     this.instruction = episode.instruction;
   }
 
+  /**
+   * Sends nothing: the wire's `reset` is the episode reset and clears all the server's memory (a mem0
+   * server keeps none across episodes; openpi's is stateless), so reset(episode) covers a session too.
+   */
+  async resetSession(): Promise<void> {}
+
   /** Sent without waiting (the contract is synchronous); a refusal surfaces at the next observe(). */
   setInstruction(text: string): void {
     this.instruction = text;

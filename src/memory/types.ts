@@ -1,0 +1,58 @@
+/**
+ * Memory contracts (DESIGN.md §3): a `MemoryStrategy` owns what a policy remembers. The policy
+ * writes one feature per control tick, then reads the inputs for its memory module; a declared
+ * subtask end and the episode / session resets clear what the strategy says they clear.
+ * Semantics of each kind, pinned by test/vectors/memory.json: src/memory/README.md.
+ */
+
+/** What a reset clears: one episode's memory, or everything including what outlives episodes. */
+export type ResetScope = "episode" | "session";
+
+/** About the frame a feature came from (strategies that sample or retrieve by time read it). */
+export interface FrameMeta {
+  /** The observation's stamp, bus clock (ns). */
+  stampNs: bigint;
+}
+
+/**
+ * A memory operation, recorded in the event log as `{event: "memory", op, step}`:
+ * `anchor_set` when a write fills the empty anchor; `window_clear` on a declared subtask end, with
+ * the features the window held (`dropped`, counting the tick's own write) and whether an anchor went.
+ */
+export type MemoryOp = { kind: "anchor_set" } | { kind: "window_clear"; dropped: number; anchorCleared: boolean };
+
+/** Tensors fed to Mem-0's memory.onnx for one tick, batch 1 (the current feature goes in separately). */
+export interface MemoryInputs {
+  /** [1, K, F], oldest first, zero-padded at the end. */
+  window: Float32Array;
+  /** [1, K]: 1 for a valid slot, 0 for padding. */
+  windowMask: Float32Array;
+  /** [1, 1, F]; zeros when absent. */
+  anchor: Float32Array;
+  /** [1, 1]: 1 when the anchor is valid. */
+  anchorMask: Float32Array;
+}
+
+/**
+ * Which strategy to build, as a run names it (and as test/vectors/memory.json spells it).
+ * `mem0`: anchor + sliding window of `window` (K >= 1) features; `anchor: false` / `sliding: false`
+ * are the "no anchor" / "no window" ablations (that part is left out and its inputs stay masked).
+ */
+export type MemorySpec = { kind: "mem0"; window: number; anchor: boolean; sliding: boolean };
+
+/**
+ * What a policy remembers, behind one seam. Per tick the policy calls `write` with the tick's
+ * feature, THEN `inputs()`: a write may become the tick's own anchor (the first tick after a clear
+ * attends to itself), while the window it shows excludes that write (it holds the writes before it).
+ * Not re-entrant; features are copied in, never aliased. Every method returns the ops it performed.
+ */
+export interface MemoryStrategy {
+  /** Stores the feature of the tick at `step` (called once per tick, before `inputs()`). Throws on a wrong length. */
+  write(feature: Float32Array, step: number, meta: FrameMeta): MemoryOp[];
+  /** The memory module's inputs on the tick of the latest write. */
+  inputs(): MemoryInputs;
+  /** A declared subtask end (Mem-0 clears anchor and window). Not called where a task keeps memory across ends. */
+  onSubtaskEnd(): MemoryOp[];
+  /** Before each episode ("episode"), or when a session ends ("session": what outlives episodes goes too). */
+  reset(scope: ResetScope): MemoryOp[];
+}
