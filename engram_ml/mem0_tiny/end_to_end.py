@@ -1,6 +1,8 @@
-"""Trains mem0-tiny on episodes converted by hdf5ToNpy.ts (CPU, Debian's python3-torch).
+"""The earlier mem0-tiny recipe (not shipped; the canonical one is engram_ml.mem0_tiny.train): the whole
+execution module end to end on expert demonstrations converted by training/mem0_tiny/hdf5ToNpy.ts
+(training/mem0_tiny/pipeline.sh runs it). CPU.
 
-  nice -n 10 /usr/bin/python3 training/mem0_tiny/train.py --data data/npy --out runs/mem0-tiny/model.pt \
+  nice -n 10 python -m engram_ml train end-to-end --data data/npy --out runs/mem0-tiny/model.pt \
       [--minutes 20] [--steps N] [--batch 64] [--no-anchor] [--no-window] [--tasks put-back-block,press-button]
 
 Loss per sample (one control step t with the memory the runtime would hold, data.py):
@@ -15,25 +17,20 @@ import argparse
 import json
 import os
 import time
+from typing import Dict, Optional, Tuple
 
 import torch
-import torch.nn.functional as Fn
 
-from data import Episodes
-from model import Dims, Mem0Tiny
+from engram_ml.mem0_tiny.checkpoint import load_checkpoint, save_checkpoint
+from engram_ml.mem0_tiny.data import Episodes
+from engram_ml.mem0_tiny.losses import focal_bce
+from engram_ml.mem0_tiny.model import Dims, Mem0Tiny
 
 
-def normalize_images(u8):
+def normalize_images(u8: torch.Tensor) -> torch.Tensor:
     """uint8 [..., H, W, 3] -> float [..., 3, H, W] with the manifest's pixel normalization (mean 0.5, std 0.5)."""
     x = u8.float().div(255.0).sub(0.5).div(0.5)
     return x.movedim(-1, -3)
-
-
-def focal_bce(logit, label, pos_weight, gamma=2.0):
-    bce = Fn.binary_cross_entropy_with_logits(logit, label, pos_weight=pos_weight, reduction="none")
-    p = torch.sigmoid(logit)
-    p_t = label * p + (1 - label) * (1 - p)
-    return ((1 - p_t) ** gamma * bce).mean()
 
 
 class Batch:
@@ -118,41 +115,47 @@ def forward_losses(model, batch: Batch, s, use_anchor=True, use_window=True, pos
     return flow, cls, logit
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--data", default="data/npy")
-    ap.add_argument("--out", default="runs/mem0-tiny/model.pt")
+def add_arguments(ap: argparse.ArgumentParser) -> None:
+    """This recipe's flags (`train end-to-end`; --threads and --seed come from the train command)."""
+    ap.add_argument("--data", default="data/npy", help="hdf5ToNpy.ts output folder (default data/npy)")
+    ap.add_argument("--out", default="runs/mem0-tiny/model.pt", help="checkpoint to write (default runs/mem0-tiny/model.pt)")
     ap.add_argument("--tasks", default="", help="comma-separated task ids (default: all converted)")
-    ap.add_argument("--minutes", type=float, default=20.0)
-    ap.add_argument("--steps", type=int, default=100000)
-    ap.add_argument("--batch", type=int, default=64, help="positions per step")
-    ap.add_argument("--run-length", type=int, default=16, help="positions come in runs of this many consecutive steps")
-    ap.add_argument("--lr", type=float, default=1e-3)
-    ap.add_argument("--cls-weight", type=float, default=0.5)
-    ap.add_argument("--window", type=int, default=8)
-    ap.add_argument("--horizon", type=int, default=8)
-    ap.add_argument("--hidden", type=int, default=256, help="width of the action head's MLP")
-    ap.add_argument("--keypoints", type=int, default=16, help="spatial-softmax keypoints per camera (0: flattened conv grid only)")
-    ap.add_argument("--no-anchor", action="store_true")
-    ap.add_argument("--no-window", action="store_true")
-    ap.add_argument("--absolute", action="store_true", help="absolute joint targets (default: chunk offsets from the state, action_reference: state)")
+    ap.add_argument("--minutes", type=float, default=20.0, help="wall-clock training budget (default 20)")
+    ap.add_argument("--steps", type=int, default=100000, help="step budget (default 100000)")
+    ap.add_argument("--batch", type=int, default=64, help="positions per step (default 64)")
+    ap.add_argument("--run-length", type=int, default=16,
+                    help="positions come in runs of this many consecutive steps (default 16)")
+    ap.add_argument("--lr", type=float, default=1e-3, help="peak learning rate, cosine-decayed (default 1e-3)")
+    ap.add_argument("--cls-weight", type=float, default=0.5, help="weight of the classifier loss (default 0.5)")
+    ap.add_argument("--window", type=int, default=8, help="sliding window size K (default 8)")
+    ap.add_argument("--horizon", type=int, default=8, help="action chunk length H (default 8)")
+    ap.add_argument("--hidden", type=int, default=256, help="width of the action head's MLP (default 256)")
+    ap.add_argument("--keypoints", type=int, default=16,
+                    help="spatial-softmax keypoints per camera (default 16; 0: flattened conv grid only)")
+    ap.add_argument("--no-anchor", action="store_true", help="ablation: mask the anchor out (manifest anchor: false)")
+    ap.add_argument("--no-window", action="store_true",
+                    help="ablation: mask the sliding window out (run with policy.sliding: false)")
+    ap.add_argument("--absolute", action="store_true",
+                    help="absolute joint targets (default: chunk offsets from the state, action_reference: state)")
     ap.add_argument("--action-norm", choices=["mean_std", "min_max"], default="mean_std",
                     help="action chunk normalization (mean_std puts the flow's target on the noise's unit scale)")
-    ap.add_argument("--flow-samples", type=int, default=4, help="(tau, noise) draws per position")
-    ap.add_argument("--state-noise", type=float, default=0.05, help="max std (rad) of the perturbation of arm joint states (DART-style labels; 0: off)")
-    ap.add_argument("--gripper-noise", type=float, default=0.005, help="max std (m) of the perturbation of gripper states")
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--init", default="", help="warm start from a checkpoint (continues training; its dims, stats and action normalization kept)")
-    ap.add_argument("--log-every", type=int, default=25)
-    ap.add_argument("--save-every-min", type=float, default=0, help="also save the checkpoint every this many minutes")
-    args = ap.parse_args()
-    torch.set_num_threads(args.threads)
-    torch.manual_seed(args.seed)
+    ap.add_argument("--flow-samples", type=int, default=4, help="(tau, noise) draws per position (default 4)")
+    ap.add_argument("--state-noise", type=float, default=0.05,
+                    help="max std (rad) of the perturbation of arm joint states (DART-style labels; 0: off)")
+    ap.add_argument("--gripper-noise", type=float, default=0.005,
+                    help="max std (m) of the perturbation of gripper states (default 0.005)")
+    ap.add_argument("--init", default="",
+                    help="warm start from a checkpoint (continues training; its dims, stats and action normalization kept)")
+    ap.add_argument("--log-every", type=int, default=25, help="print a loss line every this many steps (default 25)")
+    ap.add_argument("--save-every-min", type=float, default=0,
+                    help="also save the checkpoint every this many minutes (default 0: only at the end)")
 
+
+def train(args: argparse.Namespace) -> None:
+    """Trains and saves one checkpoint (torch's threads and seed already set by the caller)."""
     t0 = time.time()
     ds = Episodes(args.data, args.window, tasks=[t for t in args.tasks.split(",") if t])
-    init = torch.load(args.init, map_location="cpu") if args.init else None
+    init = load_checkpoint(args.init) if args.init else None
     # Grippers are the layout's last dims (bimanual_16d: 14, 15; joint_8d: 7), the rest are arm joints.
     S = ds.state.shape[1]
     state_noise = torch.full((S,), args.state_noise)
@@ -186,17 +189,19 @@ def main():
 
     def save():
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-        torch.save({
-            "dims": d.as_dict(), "state_dict": model.state_dict(), "stats": {k: v.tolist() for k, v in stats.items()},
-            "vocabulary": {"max_length": ds.vocab.max_length, "pad_id": ds.vocab.pad_id, "vocabulary": ds.vocab.vocabulary},
+        save_checkpoint(args.out, {
+            "dims": d.as_dict(), "stats": {k: v.tolist() for k, v in stats.items()},
+            "vocabulary": {"max_length": ds.vocab.max_length, "pad_id": ds.vocab.pad_id,
+                           "vocabulary": ds.vocab.vocabulary},
             "ablation": {"anchor": not args.no_anchor, "window": not args.no_window},
             "action_reference": "absolute" if args.absolute else "state",
             "action_norm": action_norm,
             "state_noise": {"arm": args.state_noise, "gripper": args.gripper_noise},
             "train": {"steps": prior_steps + step, "seconds": round(prior_s + time.time() - start, 1),
-                      "cpu_seconds": round(prior_cpu + time.process_time() - cpu0, 1), "episodes": len(ds.metas), "frames": ds.n,
-                      "tasks": sorted({m["task"] for m in ds.metas}), "seeds": sorted({m["seed"] for m in ds.metas}), "log": log},
-        }, args.out)
+                      "cpu_seconds": round(prior_cpu + time.process_time() - cpu0, 1), "episodes": len(ds.metas),
+                      "frames": ds.n, "tasks": sorted({m["task"] for m in ds.metas}),
+                      "seeds": sorted({m["seed"] for m in ds.metas}), "log": log},
+        }, state_dict=model.state_dict())
 
     last_save = start
     while step < args.steps and time.time() - start < budget:
@@ -221,7 +226,3 @@ def main():
 
     save()
     print(f"saved {args.out}: {step} steps in {time.time() - start:.0f} s wall, {time.process_time() - cpu0:.0f} s CPU", flush=True)
-
-
-if __name__ == "__main__":
-    main()

@@ -5,19 +5,22 @@ absolute error in robot units (rad, m); and the classifier's precision/recall on
 Memory is built as in training (data.py), with the checkpoint's own ablation switches. Prints one
 JSON line per checkpoint.
 
-  /usr/bin/python3 training/mem0_tiny/evaluate_offline.py --data data/npy-heldout [--tasks put-back-block] runs/mem0-tiny/main.pt ...
+  python -m engram_ml evaluate-offline --data data/npy-heldout [--tasks put-back-block] runs/mem0-tiny/main.pt ...
 """
 import argparse
 import json
+from typing import Any, Dict, Optional, Sequence
 
 import torch
 
-from data import Episodes
-from export import FLOW_STEPS, load
-from train import Batch
+from engram_ml.mem0_tiny.data import Episodes
+from engram_ml.mem0_tiny.end_to_end import Batch
+from engram_ml.mem0_tiny.export import FLOW_STEPS, load
 
 
-def evaluate(path, data, tasks=None, seed=0, batch_size=128, noise_scale=1.0):
+def evaluate(path: str, data: str, tasks: Optional[Sequence[str]] = None, seed: int = 0, batch_size: int = 128,
+             noise_scale: float = 1.0) -> Dict[str, Any]:
+    """One checkpoint's offline errors and classifier precision/recall on the episodes in `data`."""
     ckpt, d, model = load(path)
     ds = Episodes(data, d.window, tasks=tasks)
     stats = {k: torch.tensor(v) for k, v in ckpt["stats"].items()}
@@ -67,14 +70,16 @@ def evaluate(path, data, tasks=None, seed=0, batch_size=128, noise_scale=1.0):
     }
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--data", required=True)
-    ap.add_argument("--seed", type=int, default=0)
+def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> None:
+    """`python -m engram_ml evaluate-offline --data DIR CHECKPOINT...`."""
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", required=True, help="hdf5ToNpy.ts output folder (e.g. held-out seeds)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the sampler's starting noise (default 0)")
     ap.add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
-    ap.add_argument("--noise-scale", type=float, default=1.0, help="scale of the starting noise (the manifest's flow_noise_scale; 0 = what the shipped bundles run)")
-    ap.add_argument("checkpoints", nargs="+")
-    args = ap.parse_args()
+    ap.add_argument("--noise-scale", type=float, default=1.0,
+                    help="scale of the starting noise (the manifest's flow_noise_scale; 0 = what the shipped bundles run)")
+    ap.add_argument("checkpoints", nargs="+", help="training checkpoints (.pt) to evaluate")
+    args = ap.parse_args(argv)
     torch.set_num_threads(1)
     for path in args.checkpoints:
         print(json.dumps(evaluate(path, args.data, [t for t in args.tasks.split(",") if t], args.seed, noise_scale=args.noise_scale)), flush=True)

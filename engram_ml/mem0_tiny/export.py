@@ -1,9 +1,9 @@
-"""Exports a mem0-tiny checkpoint (train.py) into a runtime bundle: encoder.onnx, memory.onnx,
+"""Exports a mem0-tiny checkpoint (`python -m engram_ml train`) into a runtime bundle: encoder.onnx, memory.onnx,
 classifier.onnx, action_head.onnx, policy.yaml (manifest contract: src/config/schemas/policyManifest.ts)
 and parity.json (torch outputs on deterministic inputs, checked against onnxruntime-node by
 test/policy/mem0TinyParity.test.ts).
 
-  /usr/bin/python3 training/mem0_tiny/export.py runs/mem0-tiny/model.pt policies/mem0-tiny [--name mem0-tiny]
+  python -m engram_ml export runs/mem0-tiny/model.pt policies/mem0-tiny [--name mem0-tiny] [--noise-scale 0]
 
 Opset 17 (onnxruntime-node 1.30 runs it). The encoder has a symbolic batch axis; the other three
 models take batch 1, as the manifest says and the runtime feeds them.
@@ -13,12 +13,14 @@ import hashlib
 import json
 import math
 import os
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
 import yaml
 
-from model import Dims, Mem0Tiny
+from engram_ml.mem0_tiny.checkpoint import load_checkpoint
+from engram_ml.mem0_tiny.model import Dims, Mem0Tiny
 
 OPSET = 17
 CAMERAS = ["head", "left_wrist", "right_wrist"]
@@ -29,8 +31,9 @@ PARITY_SEED = 12345
 PARITY_STEPS = 3
 
 
-def load(ckpt_path):
-    ckpt = torch.load(ckpt_path, map_location="cpu")
+def load(ckpt_path: str) -> Tuple[Dict[str, Any], Dims, Mem0Tiny]:
+    """A training checkpoint (checkpoint.py: read weights-only) and its model, in eval mode."""
+    ckpt = load_checkpoint(ckpt_path)
     d = Dims(**ckpt["dims"])
     model = Mem0Tiny(d)
     model.load_state_dict(ckpt["state_dict"])
@@ -38,7 +41,8 @@ def load(ckpt_path):
     return ckpt, d, model
 
 
-def export_onnx(model, d: Dims, out):
+def export_onnx(model: Mem0Tiny, d: Dims, out: str) -> None:
+    """Writes the four ONNX files of the bundle contract into `out`."""
     F, K, T, H, A, S = d.feature_dim, d.window, d.summary_tokens, d.horizon, d.action_dim, d.state_dim
     enc_in = (torch.zeros(1, d.cameras, 3, d.height, d.width), torch.zeros(1, S), torch.ones(1, d.max_tokens, dtype=torch.int64))
     torch.onnx.export(model.encoder, enc_in, os.path.join(out, "encoder.onnx"), opset_version=OPSET,
@@ -54,12 +58,12 @@ def export_onnx(model, d: Dims, out):
                       input_names=["noisy_actions", "tau", "state", "summary"], output_names=["velocity"])
 
 
-def embeddable(vocabulary, vocab_size):
+def embeddable(vocabulary: Dict[str, Sequence[int]], vocab_size: int) -> Dict[str, Sequence[int]]:
     """The entries whose token ids the encoder's embedding has rows for (the runtime refuses a bundle with others)."""
     return {text: ids for text, ids in vocabulary.items() if all(i < vocab_size for i in ids)}
 
 
-def pin_models(m, out):
+def pin_models(m: Dict[str, Any], out: str) -> Dict[str, Any]:
     """Writes each model's SHA-256 after its file name (the runtime loads only the files the manifest pins)."""
     for key, spec in m["models"].items():
         with open(os.path.join(out, spec["file"]), "rb") as f:
@@ -68,7 +72,8 @@ def pin_models(m, out):
     return m
 
 
-def manifest(name, d: Dims, ckpt, noise_scale):
+def manifest(name: str, d: Dims, ckpt: Dict[str, Any], noise_scale: float) -> Dict[str, Any]:
+    """policy.yaml's content for a checkpoint (models not yet pinned: pin_models)."""
     st = ckpt["stats"]
     dims = list(range(d.state_dim))
     r6 = lambda xs: [round(float(x), 6) for x in xs]
@@ -115,14 +120,16 @@ def _imul(a, b):
     return (a * b) & 0xFFFFFFFF
 
 
-def chunk_seed(episode_seed, chunk_index):
+def chunk_seed(episode_seed: int, chunk_index: int) -> int:
+    """The seed of one chunk's starting noise (flowSampler.ts chunkSeed)."""
     h = (_imul(episode_seed & 0xFFFFFFFF, 0x9E3779B1) ^ _imul(chunk_index & 0xFFFFFFFF, 0x85EBCA6B)) & 0xFFFFFFFF
     h = _imul(h ^ (h >> 16), 0x21F0AAAD)
     h = _imul(h ^ (h >> 15), 0x735A2D97)
     return (h ^ (h >> 15)) & 0xFFFFFFFF
 
 
-def mulberry32(seed):
+def mulberry32(seed: int) -> Callable[[], float]:
+    """flowSampler.ts's uniform generator: returns a function drawing the next float in [0, 1)."""
     a = seed & 0xFFFFFFFF
 
     def nxt():
@@ -135,7 +142,8 @@ def mulberry32(seed):
     return nxt
 
 
-def gaussian_noise(n, seed):
+def gaussian_noise(n: int, seed: int) -> np.ndarray:
+    """n standard normal float32 draws (Box-Muller over mulberry32), as flowSampler.ts draws them."""
     u = mulberry32(seed)
     out = np.zeros(n, dtype=np.float32)
     for i in range(0, n, 2):
@@ -149,17 +157,17 @@ def gaussian_noise(n, seed):
 
 # --- Deterministic parity inputs (the test recomputes them with the same formulas). ---
 
-def parity_images(d: Dims, step):
+def parity_images(d: Dims, step: int) -> np.ndarray:
     i = np.arange(d.cameras * 3 * d.height * d.width, dtype=np.float64)
     return (np.sin(0.37 * i + 1.3 * step) * 0.9).astype(np.float32)
 
 
-def parity_state(mean, std, step):
+def parity_state(mean: Sequence[float], std: Sequence[float], step: int) -> np.ndarray:
     k = np.arange(len(mean), dtype=np.float64)
     return (np.asarray(mean) + np.asarray(std) * np.sin(0.5 * k + step) * 0.5).astype(np.float32)
 
 
-def parity(model, d: Dims, m):
+def parity(model: Mem0Tiny, d: Dims, m: Dict[str, Any]) -> Dict[str, Any]:
     """Torch outputs of the whole observe/act path (what Mem0Policy computes) on deterministic inputs."""
     st, ac = m["normalization"]["state"], m["normalization"]["action"]
     instruction = next(iter(m["tokenizer"]["vocabulary"]))
@@ -206,21 +214,27 @@ def parity(model, d: Dims, m):
                       "state[k] = float32(mean[k] + std[k] * sin(0.5 k + step) * 0.5) in robot units (manifest state stats)"}
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("checkpoint")
-    ap.add_argument("out")
-    ap.add_argument("--name", default="mem0-tiny")
-    ap.add_argument("--noise-scale", type=float, default=1.0, help="manifest flow_noise_scale: scale of the sampler's starting noise")
-    args = ap.parse_args()
+def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> None:
+    """`python -m engram_ml export CHECKPOINT OUT`."""
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("checkpoint", help="training checkpoint (.pt) from `train policy` or `train end-to-end`")
+    ap.add_argument("out", help="bundle folder to write (created; its files are replaced)")
+    ap.add_argument("--name", default="mem0-tiny", help="the manifest's policy name (default mem0-tiny)")
+    ap.add_argument("--noise-scale", type=float, default=1.0,
+                    help="manifest flow_noise_scale: scale of the sampler's starting noise (default 1; shipped: 0)")
+    args = ap.parse_args(argv)
     ckpt, d, model = load(args.checkpoint)
     os.makedirs(args.out, exist_ok=True)
     export_onnx(model, d, args.out)
     m = pin_models(manifest(args.name, d, ckpt, args.noise_scale), args.out)
     tr = ckpt["train"]
-    header = (f"# Generated by training/mem0_tiny/export.py from {os.path.basename(args.checkpoint)}: trained {tr['steps']} steps "
-              f"({tr['seconds']:.0f} s wall, {tr.get('cpu_seconds', float('nan')):.0f} s CPU) on {tr['episodes']} {ckpt.get('recipe', 'expert demonstrations: train.py')} episodes of {', '.join(tr['tasks'])} (seeds {min(tr['seeds'])}-{max(tr['seeds'])}).\n"
-              f"# Ablation at training: anchor {'on' if ckpt['ablation']['anchor'] else 'OFF'}, sliding window {'on' if ckpt['ablation']['window'] else 'OFF (run with policy.sliding: false)'}.\n")
+    recipe = ckpt.get("recipe", "expert demonstrations: train end-to-end")
+    seeds = f"seeds {min(tr['seeds'])}-{max(tr['seeds'])}"
+    window = "on" if ckpt["ablation"]["window"] else "OFF (run with policy.sliding: false)"
+    header = (f"# Generated by engram_ml.mem0_tiny.export from {os.path.basename(args.checkpoint)}: "
+              f"trained {tr['steps']} steps ({tr['seconds']:.0f} s wall, {tr.get('cpu_seconds', float('nan')):.0f} s CPU) "
+              f"on {tr['episodes']} {recipe} episodes of {', '.join(tr['tasks'])} ({seeds}).\n"
+              f"# Ablation at training: anchor {'on' if ckpt['ablation']['anchor'] else 'OFF'}, sliding window {window}.\n")
     with open(os.path.join(args.out, "policy.yaml"), "w") as f:
         f.write(header + yaml.safe_dump(m, sort_keys=False, width=160, default_flow_style=None, allow_unicode=True))
     with open(os.path.join(args.out, "parity.json"), "w") as f:

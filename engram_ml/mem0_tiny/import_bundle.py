@@ -1,16 +1,16 @@
-"""Rebuilds a training checkpoint (train_staged.py's format) and its perception checkpoint from a shipped
+"""Rebuilds a training checkpoint (`train policy`'s format) and its perception checkpoint from a shipped
 perception-first mem0-tiny bundle, so DAgger can continue from the bundle when the checkpoints are gone
 (they live outside git). The weights come from the ONNX initializers; torch.onnx folds the memory's
 3-D linears into MatMul on transposed constants and its type embeddings into Add constants, so those
 are mapped through the graph node that consumes them. export.py's parity inputs then check the result:
 the rebuilt model must reproduce the bundle's parity.json.
 
-  /usr/bin/python3 training/mem0_tiny/import_bundle.py policies/mem0-tiny runs/it3.pt runs/perception.pt
+  python -m engram_ml import-bundle policies/mem0-tiny runs/it3.pt runs/perception.pt
 """
 import argparse
 import json
 import os
-import sys
+from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 import onnx
@@ -18,14 +18,15 @@ import torch
 import yaml
 from onnx import numpy_helper
 
-from export import parity
-from model import Dims, Mem0Tiny, Perception
+from engram_ml.mem0_tiny.checkpoint import save_checkpoint
+from engram_ml.mem0_tiny.export import parity
+from engram_ml.mem0_tiny.model import Dims, Mem0Tiny, Perception
 
 # Memory constants torch.onnx renamed: the consuming node -> (parameter, transform).
 MEMORY_ADDS = {"/Add": "kinds.1", "/Add_2": "kinds.0", "/Add_3": "kinds.2", "/Add_4": "queries"}
 
 
-def initializers(path, rename_matmuls=False):
+def initializers(path: str, rename_matmuls: bool = False) -> Dict[str, torch.Tensor]:
     """name -> tensor of one ONNX file; with `rename_matmuls` the folded constants get their parameter names."""
     model = onnx.load(path)
     values = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in model.graph.initializer}
@@ -52,12 +53,13 @@ def initializers(path, rename_matmuls=False):
     return out
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("bundle")
+def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> None:
+    """`python -m engram_ml import-bundle BUNDLE OUT PERCEPTION_OUT`."""
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("bundle", help="a perception-first mem0-tiny bundle folder (policy.yaml, four ONNX, parity.json)")
     ap.add_argument("out", help="the policy checkpoint to write")
     ap.add_argument("perception_out", help="the perception checkpoint to write")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     for name in ["policy.yaml", "parity.json"]:
         if not os.path.isfile(os.path.join(args.bundle, name)):
             raise SystemExit(f"{args.bundle}: no {name} (expected a mem0-tiny bundle folder, e.g. policies/mem0-tiny)")
@@ -91,22 +93,27 @@ def main():
     worst = parity_difference(model, d, m, expected)
     if worst > 1e-4:
         raise SystemExit(f"{args.bundle}: the rebuilt model differs from parity.json by {worst:.2e}: not imported")
-    header = open(os.path.join(args.bundle, "policy.yaml")).readline().strip("# \n")
-    train = {"steps": 0, "seconds": 0.0, "cpu_seconds": 0.0, "log": [], "imported_from": os.path.abspath(args.bundle), "bundle_header": header}
+    with open(os.path.join(args.bundle, "policy.yaml")) as f:
+        header = f.readline().strip("# \n")
+    train = {"steps": 0, "seconds": 0.0, "cpu_seconds": 0.0, "log": [], "imported_from": os.path.abspath(args.bundle),
+             "bundle_header": header}
     tok = m["tokenizer"]
-    torch.save({"dims": d.as_dict(), "state_dict": model.state_dict(), "stats": stats,
-                "vocabulary": {"max_length": tok["max_length"], "pad_id": tok["pad_id"], "vocabulary": tok["vocabulary"]},
-                "ablation": {"anchor": bool(m["memory"]["anchor"]), "window": True}, "action_reference": "state", "action_norm": "mean_std",
-                "recipe": "perception-first DAgger (train_staged.py)", "train": train,
-                # the bundle samples its flow from this scale (0: the noise mean); a server of this checkpoint must too
-                "flow_noise_scale": float(m.get("flow_noise_scale", 1.0))}, args.out)
+    save_checkpoint(args.out, {
+        "dims": d.as_dict(), "stats": stats,
+        "vocabulary": {"max_length": tok["max_length"], "pad_id": tok["pad_id"], "vocabulary": tok["vocabulary"]},
+        "ablation": {"anchor": bool(m["memory"]["anchor"]), "window": True}, "action_reference": "state",
+        "action_norm": "mean_std", "recipe": "perception-first DAgger (train policy)", "train": train,
+        # the bundle samples its flow from this scale (0: the noise mean); a server of this checkpoint must too
+        "flow_noise_scale": float(m.get("flow_noise_scale", 1.0))}, state_dict=model.state_dict())
     perception = Perception(d)
-    perception.load_state_dict({k[len("perception."):]: v for k, v in enc.items() if k.startswith("perception.")}, strict=False)
-    torch.save({"dims": d.as_dict(), "state_dict": perception.state_dict(), "train": train}, args.perception_out)
-    print(json.dumps({"imported": args.bundle, "out": args.out, "perception": args.perception_out, "parity_max_abs_diff": worst}))
+    perception.load_state_dict({k[len("perception."):]: v for k, v in enc.items() if k.startswith("perception.")},
+                               strict=False)
+    save_checkpoint(args.perception_out, {"dims": d.as_dict(), "train": train}, state_dict=perception.state_dict())
+    print(json.dumps({"imported": args.bundle, "out": args.out, "perception": args.perception_out,
+                      "parity_max_abs_diff": worst}))
 
 
-def parity_difference(model, d, m, expected):
+def parity_difference(model: Mem0Tiny, d: Dims, m: Dict[str, Any], expected: Dict[str, Any]) -> float:
     """Largest absolute difference between the rebuilt model's parity outputs and the bundle's parity.json."""
     got = parity(model, d, m)
     pairs = [(got["chunk"], expected["chunk"])] + [(g[k], e[k]) for g, e in zip(got["steps"], expected["steps"])
@@ -115,4 +122,4 @@ def parity_difference(model, d, m, expected):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -42,7 +42,7 @@ class Dims:
     hidden: int = 256
     heads: int = 4
     keypoints: int = 0  # spatial-softmax keypoints per camera (0: none, as the first shipped models)
-    encoder: str = "conv"  # "conv": Encoder (end to end); "perception": PerceptionEncoder (train_staged.py)
+    encoder: str = "conv"  # "conv": Encoder (end_to_end.py); "perception": PerceptionEncoder (train.py)
     perception_dim: int = 32
 
     def as_dict(self):
@@ -91,7 +91,7 @@ class Encoder(nn.Module):
 
 
 class Perception(nn.Module):
-    """Images [B, C, 3, H, W] -> perception feature [B, P], trained first on its own (train_staged.py) to
+    """Images [B, C, 3, H, W] -> perception feature [B, P], trained first on its own (train.py) to
     read privileged sim targets through `aux` (block position, held): per camera a conv stack at half
     resolution, spatial-softmax keypoints (expected x, y of each learned map: sub-pixel positions of
     the block and the fingers) and pooled features; an MLP over all cameras."""

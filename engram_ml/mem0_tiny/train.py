@@ -1,17 +1,22 @@
-"""mem0-tiny, the perception-first recipe (DAgger data from collect.ts), in two stages.
+"""Training mem0-tiny: the canonical recipe, perception first, on DAgger data (training/mem0_tiny/collect.ts).
+It made the shipped bundle (policies/mem0-tiny/README.md); training/mem0_tiny/dagger.sh runs one iteration.
 
   perception  trains model.Perception alone on single frames to read the twin's privileged targets
               (block position, held) from the three cameras; the features it learns are what the
-              policy needs to place the fingers to about a centimetre. Written to <out>.
+              policy needs to place the fingers to about a centimetre. Written to --out.
   policy      freezes the perception, caches its feature for every frame, and trains the rest of
               the execution module on the oracle's labels: the fusion with the state (in encoder.onnx),
               the memory, the classifier and the flow action head. Chunks are offsets from the state
               (action_reference: state), normalized by mean/std. A DAgger iteration re-runs this stage
-              on the aggregated data, warm-started (--init). Writes a checkpoint export.py exports.
+              on the aggregated data, warm-started (--init). Writes a checkpoint `export` exports.
+  probe       a linear read-out of the block's position from a perception checkpoint's features.
+  end-to-end  the earlier recipe (not shipped): everything at once on expert demonstrations converted
+              by training/mem0_tiny/hdf5ToNpy.ts (engram_ml.mem0_tiny.end_to_end; pipeline.sh).
 
-  /usr/bin/python3 train_staged.py perception --data DIR[,DIR...] --out runs/staged/perception.pt --minutes 15
-  /usr/bin/python3 train_staged.py policy --data DIR[,DIR...] --perception runs/staged/perception.pt --out runs/staged/full.pt --minutes 10
-  /usr/bin/python3 train_staged.py probe --data HELDOUT_DIR --perception runs/staged/perception.pt
+  python -m engram_ml train perception --data DIR[,DIR...] --out runs/staged/perception.pt --minutes 15
+  python -m engram_ml train policy --data DIR[,DIR...] --perception runs/staged/perception.pt \
+      --out runs/staged/full.pt --minutes 10
+  python -m engram_ml train probe --fit DIR --data HELDOUT_DIR --perception runs/staged/perception.pt
 
 Memory semantics as data.py documents them (Put Back Block is M(1): one segment per episode; the
 anchor is the first frame, the window the up-to-K frames before t). Classifier positives: the last 8
@@ -22,14 +27,17 @@ import glob
 import json
 import os
 import time
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
 import torch.nn.functional as Fn
 
-from data import END_FRAMES, Vocabulary
-from model import Dims, Mem0Tiny, Perception
-from train import focal_bce
+from engram_ml.mem0_tiny import end_to_end
+from engram_ml.mem0_tiny.checkpoint import load_checkpoint, save_checkpoint
+from engram_ml.mem0_tiny.data import END_FRAMES, FrameMemory, Vocabulary
+from engram_ml.mem0_tiny.losses import focal_bce
+from engram_ml.mem0_tiny.model import Dims, Mem0Tiny, Perception
 
 AUX_CENTRE = torch.tensor([0.5, 0.0, 0.8])
 PHASES = 4  # collect.ts PHASES: to-centre, press, put-back, done
@@ -99,6 +107,7 @@ class Data:
         self.seg_start = torch.tensor(seg_start)
         self.end_label = torch.tensor(pos)
         self.window = window
+        self.memory = FrameMemory(self.seg_start, window)
         self.n = len(seg_start)
         first = metas[0]
         self.cameras, self.height, self.width = len(first["cameras"]), first["height"], first["width"]
@@ -114,14 +123,9 @@ class Data:
         a = self.aux[idx]
         return (a[:, :3] - AUX_CENTRE) * AUX_SCALE, a[:, 3]
 
-    def memory_indices(self, idx):
-        K = self.window
-        start = self.seg_start[idx]
-        n = torch.minimum(idx - start, torch.tensor(K))
-        slot = torch.arange(K)
-        win = idx[:, None] - n[:, None] + slot[None, :]
-        mask = (slot[None, :] < n[:, None]).float()
-        return start, torch.where(mask > 0, win, idx[:, None]), mask
+    def memory_indices(self, idx: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """For frame indices idx [B]: anchor index [B], window indices [B, K] and window mask [B, K]."""
+        return self.memory.indices(idx)
 
 
 def perception_features(perception, data, batch=256, cache_key=None):
@@ -144,7 +148,7 @@ def perception_features(perception, data, batch=256, cache_key=None):
 
 
 def train_perception(args):
-    data = Data(args.data.split(","), args.window)
+    data = Data(args.data.split(","), 8)  # single frames: the memory indices are not read
     d = Dims(cameras=data.cameras, height=data.height, width=data.width, encoder="perception", keypoints=args.keypoints,
              perception_dim=args.perception_dim)
     perception = Perception(d)
@@ -175,14 +179,14 @@ def train_perception(args):
             log.append(line)
             print(json.dumps(line), flush=True)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    torch.save({"dims": d.as_dict(), "state_dict": perception.state_dict(),
-                "train": {"steps": step, "seconds": round(time.time() - start, 1), "cpu_seconds": round(time.process_time() - cpu0, 1),
-                          "episodes": len(data.metas), "frames": data.n, "log": log}}, args.out)
+    save_checkpoint(args.out, {"dims": d.as_dict(), "train": {
+        "steps": step, "seconds": round(time.time() - start, 1), "cpu_seconds": round(time.process_time() - cpu0, 1),
+        "episodes": len(data.metas), "frames": data.n, "log": log}}, state_dict=perception.state_dict())
     print(f"saved {args.out}: {step} steps, {time.time() - start:.0f} s wall, {time.process_time() - cpu0:.0f} s CPU", flush=True)
 
 
 def load_perception(path):
-    ckpt = torch.load(path, map_location="cpu")
+    ckpt = load_checkpoint(path)
     d = Dims(**ckpt["dims"])
     p = Perception(d)
     p.load_state_dict(ckpt["state_dict"])
@@ -212,7 +216,7 @@ def train_policy(args):
     data = Data(args.data.split(","), args.window, load_images=False)
     pckpt, pd, perception = load_perception(args.perception)
     vocab = Vocabulary(args.vocabulary or os.path.join(args.data.split(",")[0], "vocabulary.json"))
-    init = torch.load(args.init, map_location="cpu") if args.init else None
+    init = load_checkpoint(args.init) if args.init else None
     t0 = time.time()
     feats = perception_features(perception, data, cache_key=args.perception)
     print(f"policy: {len(data.metas)} episodes, {data.n} frames; perception features in {time.time() - t0:.0f} s", flush=True)
@@ -288,47 +292,83 @@ def train_policy(args):
             log.append(line)
             print(json.dumps(line), flush=True)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    torch.save({
-        "dims": d.as_dict(), "state_dict": model.state_dict(), "stats": {k: v.tolist() for k, v in stats.items()},
+    save_checkpoint(args.out, {
+        "dims": d.as_dict(), "stats": {k: v.tolist() for k, v in stats.items()},
         "vocabulary": {"max_length": vocab.max_length, "pad_id": vocab.pad_id, "vocabulary": vocab.vocabulary},
-        "memory_aux": memory_aux.state_dict(), "memory_aux_weight": args.memory_aux,
+        "memory_aux_weight": args.memory_aux,
         "ablation": {"anchor": use_anchor, "window": use_window}, "action_reference": "state", "action_norm": "mean_std",
-        "recipe": "perception-first DAgger (train_staged.py)", "perception": {"path": args.perception, "train": pckpt["train"]},
+        "recipe": "perception-first DAgger (train policy)",
+        "perception": {"path": args.perception, "train": pckpt["train"]},
         "train": {"steps": prior["steps"] + step, "seconds": round(prior["seconds"] + time.time() - start, 1),
-                  "cpu_seconds": round(prior["cpu_seconds"] + time.process_time() - cpu0, 1), "episodes": len(data.metas), "frames": data.n,
-                  "tasks": sorted({m["task"] for m in data.metas}), "seeds": sorted({m["seed"] for m in data.metas}), "log": log},
-    }, args.out)
+                  "cpu_seconds": round(prior["cpu_seconds"] + time.process_time() - cpu0, 1),
+                  "episodes": len(data.metas), "frames": data.n, "tasks": sorted({m["task"] for m in data.metas}),
+                  "seeds": sorted({m["seed"] for m in data.metas}), "log": log},
+    }, state_dict=model.state_dict(), memory_aux=memory_aux.state_dict())
     print(f"saved {args.out}: {step} steps, {time.time() - start:.0f} s wall, {time.process_time() - cpu0:.0f} s CPU", flush=True)
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("stage", choices=["perception", "policy", "probe"])
-    ap.add_argument("--data", required=True, help="comma-separated collect.ts folders")
-    ap.add_argument("--fit", default="", help="probe: folders to fit the read-out on")
-    ap.add_argument("--out", default="")
-    ap.add_argument("--perception", default="")
-    ap.add_argument("--init", default="", help="policy: warm start from a checkpoint (a DAgger iteration)")
-    ap.add_argument("--vocabulary", default="", help="default: vocabulary.json in the first --data folder (collect.ts writes it)")
-    ap.add_argument("--minutes", type=float, default=10.0)
-    ap.add_argument("--batch", type=int, default=64)
-    ap.add_argument("--lr", type=float, default=1e-3)
-    ap.add_argument("--window", type=int, default=8)
-    ap.add_argument("--keypoints", type=int, default=8)
-    ap.add_argument("--perception-dim", type=int, default=32)
-    ap.add_argument("--hidden", type=int, default=256)
-    ap.add_argument("--jitter", type=float, default=0.05)
-    ap.add_argument("--flow-samples", type=int, default=4)
-    ap.add_argument("--cls-weight", type=float, default=0.5)
-    ap.add_argument("--memory-aux", type=float, default=0.3, help="policy: weight of the summary's starting-mat and phase read-outs (0: off)")
-    ap.add_argument("--no-anchor", action="store_true")
-    ap.add_argument("--no-window", action="store_true")
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--seed", type=int, default=0)
-    args = ap.parse_args()
+def build_parser(prog: Optional[str] = None) -> argparse.ArgumentParser:
+    """The `train` command's flags, one sub-command per stage."""
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
+    common.add_argument("--seed", type=int, default=0, help="torch's random seed (default 0)")
+    stages = ap.add_subparsers(dest="stage", required=True, metavar="STAGE")
+    data = "comma-separated collect.ts folders"
+
+    p = stages.add_parser("perception", parents=[common], help="train the perception alone (stage 1)",
+                          description="Trains model.Perception on single frames to read the twin's privileged targets.")
+    p.add_argument("--data", required=True, help=data)
+    p.add_argument("--out", required=True, help="the perception checkpoint to write (.pt)")
+    p.add_argument("--minutes", type=float, default=10.0, help="wall-clock training budget (default 10)")
+    p.add_argument("--batch", type=int, default=64, help="frames per step (default 64)")
+    p.add_argument("--lr", type=float, default=1e-3, help="peak learning rate, cosine-decayed (default 1e-3)")
+    p.add_argument("--keypoints", type=int, default=8, help="spatial-softmax keypoints per camera (default 8)")
+    p.add_argument("--perception-dim", type=int, default=32, help="perception feature size (default 32)")
+    p.add_argument("--jitter", type=float, default=0.05, help="std of the per-camera lighting jitter (default 0.05)")
+
+    p = stages.add_parser("policy", parents=[common], help="train the execution module on a frozen perception (stage 2)",
+                          description="Trains encoder fusion, memory, classifier and flow action head; perception frozen.")
+    p.add_argument("--data", required=True, help=data + " (a DAgger iteration: all so far)")
+    p.add_argument("--perception", required=True, help="the perception checkpoint (stage 1)")
+    p.add_argument("--out", required=True, help="the policy checkpoint to write (.pt; `export` makes a bundle of it)")
+    p.add_argument("--init", default="", help="warm start from a policy checkpoint (a DAgger iteration)")
+    p.add_argument("--vocabulary", default="",
+                   help="vocabulary.json (default: the one in the first --data folder; collect.ts writes it)")
+    p.add_argument("--minutes", type=float, default=10.0, help="wall-clock training budget (default 10)")
+    p.add_argument("--batch", type=int, default=64, help="positions per step (default 64)")
+    p.add_argument("--lr", type=float, default=1e-3, help="peak learning rate, cosine-decayed (default 1e-3)")
+    p.add_argument("--window", type=int, default=8, help="sliding window size K (default 8)")
+    p.add_argument("--hidden", type=int, default=256, help="width of the action head's MLP (default 256)")
+    p.add_argument("--flow-samples", type=int, default=4, help="(tau, noise) draws per position (default 4)")
+    p.add_argument("--cls-weight", type=float, default=0.5, help="weight of the classifier loss (default 0.5)")
+    p.add_argument("--memory-aux", type=float, default=0.3,
+                   help="weight of the summary's starting-mat and phase read-outs (default 0.3; 0: off)")
+    p.add_argument("--no-anchor", action="store_true", help="ablation: mask the anchor out (manifest anchor: false)")
+    p.add_argument("--no-window", action="store_true",
+                   help="ablation: mask the sliding window out (run with policy.sliding: false)")
+
+    p = stages.add_parser("probe", parents=[common], help="linear read-out of the block position from a perception",
+                          description=probe.__doc__)
+    p.add_argument("--perception", required=True, help="the perception checkpoint to probe")
+    p.add_argument("--fit", required=True, help="comma-separated collect.ts folders to fit the read-out on")
+    p.add_argument("--data", required=True, help="comma-separated held-out collect.ts folders to measure on")
+
+    p = stages.add_parser("end-to-end", parents=[common], help="the earlier recipe on hdf5ToNpy.ts data (not shipped)",
+                          description=end_to_end.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    end_to_end.add_arguments(p)
+    return ap
+
+
+STAGES = {"perception": train_perception, "policy": train_policy, "probe": probe, "end-to-end": end_to_end.train}
+
+
+def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> None:
+    """`python -m engram_ml train STAGE ...`."""
+    args = build_parser(prog).parse_args(argv)
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
-    {"perception": train_perception, "policy": train_policy, "probe": probe}[args.stage](args)
+    STAGES[args.stage](args)
 
 
 if __name__ == "__main__":

@@ -2,14 +2,14 @@
 `mem0` ops (reset, set_instruction, observe, act) and openpi's `infer` (any frame without an `op`).
 The model-specific part is an adapter object (the contract is in docs/remote-policy.md).
 
-  /usr/bin/python3 servers/policy_server.py --checkpoint /path/model.pt [--host 127.0.0.1] [--port 8765]
-  /usr/bin/python3 servers/policy_server.py --adapter my_lab.mem0:create --adapter-arg ckpt=/ckpt --device cuda
+  python -m engram_ml serve --checkpoint /path/model.pt [--host 127.0.0.1] [--port 8765]
+  python -m engram_ml serve --adapter my_lab.mem0:create --adapter-arg ckpt=/ckpt --device cuda
 
 Binds 127.0.0.1 unless --host says otherwise. With --token-env NAME, a client must send
 `Authorization: Api-Key <value of NAME>`. With --cert/--key (PEM), it serves wss:// (TLS). --delay-ms adds latency to every reply (latency tests).
 One client at a time: another one is closed at once with code 1013 "busy". Frames over --max-frame-mb and
 handshakes slower than --open-timeout-s are refused. A client never sees a traceback (the server's stderr does).
-Needs Debian's python3-torch, python3-websockets (>= 10) and python3-msgpack.
+Needs torch, websockets (>= 10) and msgpack (Debian: python3-torch, python3-websockets, python3-msgpack).
 """
 import argparse
 import asyncio
@@ -22,21 +22,22 @@ import ssl
 import sys
 import time
 import traceback
+from typing import Any, Optional, Sequence
 
 import websockets
 from websockets.exceptions import AbortHandshake
 # The legacy server API (process_request(path, headers), create_protocol): Debian's 10.x has no other.
 from websockets.legacy.server import WebSocketServerProtocol, serve as ws_serve
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from session import Session, internal_error_text, refusal  # noqa: E402
-from wire import FrameError, pack, unpack_request  # noqa: E402
+from engram_ml.servers.session import Session, internal_error_text, refusal
+from engram_ml.servers.wire import FrameError, pack, unpack_request
 
 PROTOCOL_VERSION = 1
 BUSY_CODE = 1013  # RFC 6455 "try again later"
 
 
-def build_adapter(args):
+def build_adapter(args: argparse.Namespace) -> Any:
+    """The adapter the flags name: --adapter module:factory, else mem0-tiny on --checkpoint (exits naming what is wrong)."""
     if args.adapter:
         module, _, factory = args.adapter.partition(":")
         kwargs = dict(a.split("=", 1) for a in args.adapter_arg)
@@ -45,12 +46,13 @@ def build_adapter(args):
         sys.exit("policy_server: give --checkpoint (a mem0-tiny .pt) or --adapter module:factory")
     if not os.path.isfile(args.checkpoint):
         sys.exit(f"policy_server: --checkpoint {args.checkpoint}: no such file")
-    from mem0_tiny_adapter import create
+    from engram_ml.servers.mem0_tiny_adapter import create  # torch loads only when this adapter serves
     try:
         return create(args.checkpoint, noise_scale=args.noise_scale, device=args.device)
-    except (KeyError, RuntimeError, TypeError, pickle.UnpicklingError) as err:
+    except (KeyError, RuntimeError, TypeError, ValueError, pickle.UnpicklingError) as err:
+        detail = " ".join(str(err).split())[:240]
         sys.exit(f"policy_server: --checkpoint {args.checkpoint} is not a mem0-tiny checkpoint "
-                 f"(training/mem0_tiny/train_staged.py or import_bundle.py writes one): {type(err).__name__}: {' '.join(str(err).split())[:240]}")
+                 f"(`train policy` or `import-bundle` writes one): {type(err).__name__}: {detail}")
 
 
 async def _send_later(ws, data, due, previous):
@@ -90,7 +92,8 @@ def _token_check(token):
     return check_token
 
 
-async def serve(args, adapter):
+async def serve(args: argparse.Namespace, adapter: Any) -> None:
+    """Serves `adapter` on the flags' address until cancelled."""
     token = os.environ.get(args.token_env) if args.token_env else None
     if args.token_env and not token:
         sys.exit(f"policy_server: --token-env {args.token_env}: the environment variable is not set")
@@ -163,8 +166,9 @@ def _positive(text):
     return value
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> None:
+    """`python -m engram_ml serve ...`."""
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--checkpoint", help="mem0-tiny checkpoint (.pt) for the built-in adapter")
     ap.add_argument("--noise-scale", type=float, default=None,
                     help="flow_noise_scale, as export.py --noise-scale (default: the checkpoint's, as import_bundle.py records it from the bundle; else 1.0)")
@@ -183,7 +187,7 @@ def main():
     ap.add_argument("--open-timeout-s", type=_positive, default=10.0,
                     help="a client whose TLS and websocket handshake take longer is dropped (default 10)")
     ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: torch's default); 1 keeps a small CPU host responsive")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if bool(args.cert) != bool(args.key):
         ap.error("--cert and --key go together (PEM certificate chain and its private key)")
     for flag, path in (("--cert", args.cert), ("--key", args.key)):

@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 
-from wire import FrameError, msgpack_type
+from engram_ml.servers.wire import FrameError, msgpack_type
 
 
 def _finite_array(value, what, shape=None):

@@ -2,19 +2,16 @@
 recording adapter instead of a model (no torch). The socket-level behaviour (busy, frame size limit,
 handshake timeout) is driven from TypeScript: test/policy/remoteServerGuards.test.ts.
 
-  /usr/bin/python3 -m pytest servers/test_policy_server.py
+  python -m pytest engram_ml/servers/test_policy_server.py
 """
 import asyncio
-import os
-import sys
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from policy_server import _token_check  # noqa: E402
-from session import Session, internal_error_text, refusal  # noqa: E402
-from wire import FrameError, pack, unpack_request  # noqa: E402
+from engram_ml.servers.policy_server import _token_check
+from engram_ml.servers.session import Session, internal_error_text, refusal
+from engram_ml.servers.wire import FrameError, pack, unpack_request
 
 
 class RecordingAdapter:
