@@ -1,4 +1,4 @@
-"""A scripted adapter for servers/policy_server.py (`--adapter endingAdapter:create`, PYTHONPATH=test/policy):
+"""A scripted adapter for `python -m engram_ml serve --adapter endingAdapter:create` (PYTHONPATH=test/policy):
 the metadata of test/policy/remoteBundle.ts, a subtask end declared at every `end_every`-th observation,
 and chunks whose value is (observations so far) + (act calls so far) / 100, so a test can tell which
 observation a chunk came from and how many chunks the server computed."""
