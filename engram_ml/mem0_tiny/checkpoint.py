@@ -6,6 +6,7 @@ the plain-data part therefore travels as JSON, not as pickled dicts.)
 On disk: {"format": FORMAT, "meta": "<json>", "<name>": state dict, ...}; loaded: the JSON's keys plus
 the state dicts, one dict, as the training code reads it (ckpt["dims"], ckpt["state_dict"], ...).
 """
+
 import json
 from typing import Any, Dict, Mapping
 
@@ -27,9 +28,11 @@ def load_checkpoint(path: str) -> Dict[str, Any]:
     try:
         raw = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:  # noqa: BLE001 - a foreign or older file: say what the reader expects
-        raise ValueError(f"{path}: not a {FORMAT} file (weights-only load failed: {type(err).__name__}: "
-                         f"{' '.join(str(err).split())[:200]}). Checkpoints from before engram_ml stored plain "
-                         "pickles; rebuild one from its bundle with `python -m engram_ml import-bundle`") from None
+        raise ValueError(
+            f"{path}: not a {FORMAT} file (weights-only load failed: {type(err).__name__}: "
+            f"{' '.join(str(err).split())[:200]}). Checkpoints from before engram_ml stored plain "
+            "pickles; rebuild one from its bundle with `python -m engram_ml import-bundle`"
+        ) from None
     if not isinstance(raw, dict) or raw.get("format") != FORMAT:
         what = raw.get("format") if isinstance(raw, dict) else type(raw).__name__
         raise ValueError(f"{path}: checkpoint format {what!r}, expected {FORMAT!r}")

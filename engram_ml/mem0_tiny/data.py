@@ -11,6 +11,7 @@ Instruction segments follow what the policy is told at run time (src/trial/runTr
   M(n) tasks (press-button, ...):   the annotated subtask segments, each with its own text.
 Classifier positives: the last END_FRAMES frames of each instruction segment.
 """
+
 import glob
 import json
 import os
@@ -76,8 +77,9 @@ class Vocabulary:
     def tokens(self, text: str, where: str) -> np.ndarray:
         ids = self._by_canonical.get(canonical(text))
         if ids is None:
-            raise ValueError(f"{where}: instruction {text!r} is not in the closed vocabulary "
-                             f"({len(self.vocabulary)} entries)")
+            raise ValueError(
+                f"{where}: instruction {text!r} is not in the closed vocabulary ({len(self.vocabulary)} entries)"
+            )
         out = np.full(self.max_length, self.pad_id, dtype=np.int64)
         out[: len(ids)] = ids
         return out
@@ -96,8 +98,7 @@ def instruction_segments(meta: Dict, where: str) -> List[Tuple[str, int, int]]:
         start = 0 if i == 0 else out[-1][2] + 1
         end = T - 1 if i == len(segs) - 1 else min(s["end"], T - 1)
         if end < start:
-            raise ValueError(f"{where}: segment {i} {s['text']!r} [{s['start']}, {s['end']}] "
-                             "overlaps the previous one")
+            raise ValueError(f"{where}: segment {i} {s['text']!r} [{s['start']}, {s['end']}] overlaps the previous one")
         out.append((s["text"], start, end))
     return out
 
@@ -105,8 +106,9 @@ def instruction_segments(meta: Dict, where: str) -> List[Tuple[str, int, int]]:
 class Episodes:
     """All episodes in memory as flat per-frame tensors plus per-frame memory indices."""
 
-    def __init__(self, npy_dir: str, window: int, tasks: Optional[Sequence[str]] = None,
-                 outcomes: Sequence[str] = ("success",)) -> None:
+    def __init__(
+        self, npy_dir: str, window: int, tasks: Optional[Sequence[str]] = None, outcomes: Sequence[str] = ("success",)
+    ) -> None:
         self.vocab = Vocabulary(os.path.join(npy_dir, "vocabulary.json"))
         images, states, actions, tokens, labels = [], [], [], [], []
         seg_start, ep_start, ep_end, self.metas = [], [], [], []
@@ -165,9 +167,15 @@ class Episodes:
         a_var = a.var(0)
         if widen is not None:
             margin = margin + widen  # room for labels off the recorded states (state noise)
-            a_var = a_var + widen ** 2 / 12
-        return {"state_mean": s_mean, "state_std": s_std, "action_min": a_min - margin, "action_max": a_max + margin,
-                "action_mean": a.mean(0), "action_std": a_var.sqrt().clamp(min=1e-3)}
+            a_var = a_var + widen**2 / 12
+        return {
+            "state_mean": s_mean,
+            "state_std": s_std,
+            "action_min": a_min - margin,
+            "action_max": a_max + margin,
+            "action_mean": a.mean(0),
+            "action_std": a_var.sqrt().clamp(min=1e-3),
+        }
 
     def memory_indices(self, idx: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """For frame indices idx [B]: anchor index [B], window indices [B, K] and window mask [B, K]."""

@@ -13,11 +13,11 @@ Loss per sample (one control step t with the memory the runtime would hold, data
 Ablations (train and run with the same switch): --no-anchor masks the anchor out (manifest
 memory.anchor: false); --no-window masks the sliding window out (run with policy.sliding: false).
 """
+
 import argparse
 import json
 import os
 import time
-from typing import Dict, Optional, Tuple
 
 import torch
 
@@ -46,7 +46,10 @@ class Batch:
         if action_norm == "mean_std":
             self.shift, self.scale = stats["action_mean"], stats["action_std"]
         else:  # min_max: [min, max] -> [-1, 1]
-            self.shift, self.scale = (stats["action_min"] + stats["action_max"]) / 2, (stats["action_max"] - stats["action_min"]) / 2
+            self.shift, self.scale = (
+                (stats["action_min"] + stats["action_max"]) / 2,
+                (stats["action_max"] - stats["action_min"]) / 2,
+            )
 
     def normalize_chunk(self, chunk):
         return (chunk - self.shift) / self.scale
@@ -66,14 +69,24 @@ class Batch:
         chunk = ds.chunk(idx, self.horizon)
         if self.relative:
             chunk = chunk - ds.state[idx][:, None, :]  # offsets from the state the chunk is computed on
-        return {"idx": idx, "anchor": anchor, "win": win, "mask": mask, "chunk_raw": chunk, "chunk": self.normalize_chunk(chunk), "label": ds.label[idx]}
+        return {
+            "idx": idx,
+            "anchor": anchor,
+            "win": win,
+            "mask": mask,
+            "chunk_raw": chunk,
+            "chunk": self.normalize_chunk(chunk),
+            "label": ds.label[idx],
+        }
 
     def noisy_state(self, frames, noise):
         """Normalized states of `frames` with `noise` (robot units) added."""
         return (self.ds.state[frames] + noise - self.state_mean) / self.state_std
 
 
-def forward_losses(model, batch: Batch, s, use_anchor=True, use_window=True, pos_weight=None, flow_samples=1, state_noise=None):
+def forward_losses(
+    model, batch: Batch, s, use_anchor=True, use_window=True, pos_weight=None, flow_samples=1, state_noise=None
+):
     """Flow and classifier losses. `state_noise` [S] (robot units, per dim): each frame's measured
     state is perturbed by N(0, (u * state_noise)^2), u ~ U(0, 1), and with relative chunks the label
     becomes the offset from the perturbed state to the expert's targets. That is the label a
@@ -92,8 +105,8 @@ def forward_losses(model, batch: Batch, s, use_anchor=True, use_window=True, pos
     feat, _ = model.encoder(images, state, ds.tokens[frames])
     text = model.encoder.text_feature(ds.tokens[idx])
     cur = feat[inverse[:B]]
-    anc = feat[inverse[B:2 * B]].unsqueeze(1)
-    window = feat[inverse[2 * B:]].reshape(B, K, -1)
+    anc = feat[inverse[B : 2 * B]].unsqueeze(1)
+    window = feat[inverse[2 * B :]].reshape(B, K, -1)
     wmask = s["mask"] if use_window else torch.zeros_like(s["mask"])
     amask = torch.ones(B, 1) if use_anchor else torch.zeros(B, 1)
     window = window * wmask.unsqueeze(-1)  # the runtime feeds zeros in empty slots
@@ -118,37 +131,69 @@ def forward_losses(model, batch: Batch, s, use_anchor=True, use_window=True, pos
 def add_arguments(ap: argparse.ArgumentParser) -> None:
     """This recipe's flags (`train end-to-end`; --threads and --seed come from the train command)."""
     ap.add_argument("--data", default="data/npy", help="hdf5ToNpy.ts output folder (default data/npy)")
-    ap.add_argument("--out", default="runs/mem0-tiny/model.pt", help="checkpoint to write (default runs/mem0-tiny/model.pt)")
+    ap.add_argument(
+        "--out", default="runs/mem0-tiny/model.pt", help="checkpoint to write (default runs/mem0-tiny/model.pt)"
+    )
     ap.add_argument("--tasks", default="", help="comma-separated task ids (default: all converted)")
     ap.add_argument("--minutes", type=float, default=20.0, help="wall-clock training budget (default 20)")
     ap.add_argument("--steps", type=int, default=100000, help="step budget (default 100000)")
     ap.add_argument("--batch", type=int, default=64, help="positions per step (default 64)")
-    ap.add_argument("--run-length", type=int, default=16,
-                    help="positions come in runs of this many consecutive steps (default 16)")
+    ap.add_argument(
+        "--run-length", type=int, default=16, help="positions come in runs of this many consecutive steps (default 16)"
+    )
     ap.add_argument("--lr", type=float, default=1e-3, help="peak learning rate, cosine-decayed (default 1e-3)")
     ap.add_argument("--cls-weight", type=float, default=0.5, help="weight of the classifier loss (default 0.5)")
     ap.add_argument("--window", type=int, default=8, help="sliding window size K (default 8)")
     ap.add_argument("--horizon", type=int, default=8, help="action chunk length H (default 8)")
     ap.add_argument("--hidden", type=int, default=256, help="width of the action head's MLP (default 256)")
-    ap.add_argument("--keypoints", type=int, default=16,
-                    help="spatial-softmax keypoints per camera (default 16; 0: flattened conv grid only)")
+    ap.add_argument(
+        "--keypoints",
+        type=int,
+        default=16,
+        help="spatial-softmax keypoints per camera (default 16; 0: flattened conv grid only)",
+    )
     ap.add_argument("--no-anchor", action="store_true", help="ablation: mask the anchor out (manifest anchor: false)")
-    ap.add_argument("--no-window", action="store_true",
-                    help="ablation: mask the sliding window out (run with policy.sliding: false)")
-    ap.add_argument("--absolute", action="store_true",
-                    help="absolute joint targets (default: chunk offsets from the state, action_reference: state)")
-    ap.add_argument("--action-norm", choices=["mean_std", "min_max"], default="mean_std",
-                    help="action chunk normalization (mean_std puts the flow's target on the noise's unit scale)")
+    ap.add_argument(
+        "--no-window",
+        action="store_true",
+        help="ablation: mask the sliding window out (run with policy.sliding: false)",
+    )
+    ap.add_argument(
+        "--absolute",
+        action="store_true",
+        help="absolute joint targets (default: chunk offsets from the state, action_reference: state)",
+    )
+    ap.add_argument(
+        "--action-norm",
+        choices=["mean_std", "min_max"],
+        default="mean_std",
+        help="action chunk normalization (mean_std puts the flow's target on the noise's unit scale)",
+    )
     ap.add_argument("--flow-samples", type=int, default=4, help="(tau, noise) draws per position (default 4)")
-    ap.add_argument("--state-noise", type=float, default=0.05,
-                    help="max std (rad) of the perturbation of arm joint states (DART-style labels; 0: off)")
-    ap.add_argument("--gripper-noise", type=float, default=0.005,
-                    help="max std (m) of the perturbation of gripper states (default 0.005)")
-    ap.add_argument("--init", default="",
-                    help="warm start from a checkpoint (continues training; its dims, stats and action normalization kept)")
+    ap.add_argument(
+        "--state-noise",
+        type=float,
+        default=0.05,
+        help="max std (rad) of the perturbation of arm joint states (DART-style labels; 0: off)",
+    )
+    ap.add_argument(
+        "--gripper-noise",
+        type=float,
+        default=0.005,
+        help="max std (m) of the perturbation of gripper states (default 0.005)",
+    )
+    ap.add_argument(
+        "--init",
+        default="",
+        help="warm start from a checkpoint (continues training; its dims, stats and action normalization kept)",
+    )
     ap.add_argument("--log-every", type=int, default=25, help="print a loss line every this many steps (default 25)")
-    ap.add_argument("--save-every-min", type=float, default=0,
-                    help="also save the checkpoint every this many minutes (default 0: only at the end)")
+    ap.add_argument(
+        "--save-every-min",
+        type=float,
+        default=0,
+        help="also save the checkpoint every this many minutes (default 0: only at the end)",
+    )
 
 
 def train(args: argparse.Namespace) -> None:
@@ -162,26 +207,50 @@ def train(args: argparse.Namespace) -> None:
     state_noise[{16: [14, 15], 8: [7]}.get(S, [])] = args.gripper_noise
     state_noise = state_noise if args.state_noise > 0 or args.gripper_noise > 0 else None
     widen = 2 * state_noise if state_noise is not None and not args.absolute else None
-    stats = {k: torch.tensor(v) for k, v in init["stats"].items()} if init else ds.stats(args.horizon, not args.absolute, widen)
+    stats = (
+        {k: torch.tensor(v) for k, v in init["stats"].items()}
+        if init
+        else ds.stats(args.horizon, not args.absolute, widen)
+    )
     # A warm start keeps the checkpoint's sizes (its weights only load into the same model).
-    d = Dims(**init["dims"]) if init else Dims(
-        window=args.window, horizon=args.horizon, vocab_size=ds.vocab.size, max_tokens=ds.vocab.max_length,
-        cameras=ds.images.shape[1], height=ds.images.shape[2], width=ds.images.shape[3],
-        state_dim=ds.state.shape[1], action_dim=ds.action.shape[1], keypoints=args.keypoints, hidden=args.hidden)
+    d = (
+        Dims(**init["dims"])
+        if init
+        else Dims(
+            window=args.window,
+            horizon=args.horizon,
+            vocab_size=ds.vocab.size,
+            max_tokens=ds.vocab.max_length,
+            cameras=ds.images.shape[1],
+            height=ds.images.shape[2],
+            width=ds.images.shape[3],
+            state_dim=ds.state.shape[1],
+            action_dim=ds.action.shape[1],
+            keypoints=args.keypoints,
+            hidden=args.hidden,
+        )
+    )
     action_norm = init.get("action_norm", "min_max") if init else args.action_norm
     batch = Batch(ds, stats, d.horizon, not args.absolute, action_norm)
     model = Mem0Tiny(d)
     prior_steps, prior_s, prior_cpu, log = 0, 0.0, 0.0, []
     if init:
         model.load_state_dict(init["state_dict"])
-        prior_steps, prior_s, prior_cpu = init["train"]["steps"], init["train"]["seconds"], init["train"].get("cpu_seconds", 0.0)
+        prior_steps, prior_s, prior_cpu = (
+            init["train"]["steps"],
+            init["train"]["seconds"],
+            init["train"].get("cpu_seconds", 0.0),
+        )
         log = list(init["train"]["log"])
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     pos = ds.label.sum().item()
     pos_weight = torch.tensor((ds.n - pos) / max(pos, 1.0))
     n_params = sum(p.numel() for p in model.parameters())
-    print(f"data: {len(ds.metas)} episodes, {ds.n} frames, {int(pos)} end labels; model {n_params} parameters; "
-          f"load {time.time() - t0:.1f} s", flush=True)
+    print(
+        f"data: {len(ds.metas)} episodes, {ds.n} frames, {int(pos)} end labels; model {n_params} parameters; "
+        f"load {time.time() - t0:.1f} s",
+        flush=True,
+    )
 
     budget = args.minutes * 60
     start = time.time()
@@ -189,19 +258,33 @@ def train(args: argparse.Namespace) -> None:
 
     def save():
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-        save_checkpoint(args.out, {
-            "dims": d.as_dict(), "stats": {k: v.tolist() for k, v in stats.items()},
-            "vocabulary": {"max_length": ds.vocab.max_length, "pad_id": ds.vocab.pad_id,
-                           "vocabulary": ds.vocab.vocabulary},
-            "ablation": {"anchor": not args.no_anchor, "window": not args.no_window},
-            "action_reference": "absolute" if args.absolute else "state",
-            "action_norm": action_norm,
-            "state_noise": {"arm": args.state_noise, "gripper": args.gripper_noise},
-            "train": {"steps": prior_steps + step, "seconds": round(prior_s + time.time() - start, 1),
-                      "cpu_seconds": round(prior_cpu + time.process_time() - cpu0, 1), "episodes": len(ds.metas),
-                      "frames": ds.n, "tasks": sorted({m["task"] for m in ds.metas}),
-                      "seeds": sorted({m["seed"] for m in ds.metas}), "log": log},
-        }, state_dict=model.state_dict())
+        save_checkpoint(
+            args.out,
+            {
+                "dims": d.as_dict(),
+                "stats": {k: v.tolist() for k, v in stats.items()},
+                "vocabulary": {
+                    "max_length": ds.vocab.max_length,
+                    "pad_id": ds.vocab.pad_id,
+                    "vocabulary": ds.vocab.vocabulary,
+                },
+                "ablation": {"anchor": not args.no_anchor, "window": not args.no_window},
+                "action_reference": "absolute" if args.absolute else "state",
+                "action_norm": action_norm,
+                "state_noise": {"arm": args.state_noise, "gripper": args.gripper_noise},
+                "train": {
+                    "steps": prior_steps + step,
+                    "seconds": round(prior_s + time.time() - start, 1),
+                    "cpu_seconds": round(prior_cpu + time.process_time() - cpu0, 1),
+                    "episodes": len(ds.metas),
+                    "frames": ds.n,
+                    "tasks": sorted({m["task"] for m in ds.metas}),
+                    "seeds": sorted({m["seed"] for m in ds.metas}),
+                    "log": log,
+                },
+            },
+            state_dict=model.state_dict(),
+        )
 
     last_save = start
     while step < args.steps and time.time() - start < budget:
@@ -209,7 +292,16 @@ def train(args: argparse.Namespace) -> None:
         for g in opt.param_groups:
             g["lr"] = args.lr * 0.5 * (1 + torch.cos(torch.tensor(frac * torch.pi)).item())
         idx = batch.positions(args.batch // args.run_length, args.run_length)
-        flow, cls, _ = forward_losses(model, batch, batch.sample(idx), not args.no_anchor, not args.no_window, pos_weight, args.flow_samples, state_noise)
+        flow, cls, _ = forward_losses(
+            model,
+            batch,
+            batch.sample(idx),
+            not args.no_anchor,
+            not args.no_window,
+            pos_weight,
+            args.flow_samples,
+            state_noise,
+        )
         loss = flow + args.cls_weight * cls
         opt.zero_grad()
         loss.backward()
@@ -217,7 +309,13 @@ def train(args: argparse.Namespace) -> None:
         opt.step()
         step += 1
         if step % args.log_every == 0:
-            line = {"step": prior_steps + step, "s": round(prior_s + time.time() - start, 1), "cpu_s": round(prior_cpu + time.process_time() - cpu0, 1), "flow": round(flow.item(), 4), "cls": round(cls.item(), 4)}
+            line = {
+                "step": prior_steps + step,
+                "s": round(prior_s + time.time() - start, 1),
+                "cpu_s": round(prior_cpu + time.process_time() - cpu0, 1),
+                "flow": round(flow.item(), 4),
+                "cls": round(cls.item(), 4),
+            }
             log.append(line)
             print(json.dumps(line), flush=True)
         if args.save_every_min and time.time() - last_save > args.save_every_min * 60:
@@ -225,4 +323,7 @@ def train(args: argparse.Namespace) -> None:
             last_save = time.time()
 
     save()
-    print(f"saved {args.out}: {step} steps in {time.time() - start:.0f} s wall, {time.process_time() - cpu0:.0f} s CPU", flush=True)
+    print(
+        f"saved {args.out}: {step} steps in {time.time() - start:.0f} s wall, {time.process_time() - cpu0:.0f} s CPU",
+        flush=True,
+    )

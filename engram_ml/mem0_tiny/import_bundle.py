@@ -7,6 +7,7 @@ the rebuilt model must reproduce the bundle's parity.json.
 
   python -m engram_ml import-bundle policies/mem0-tiny runs/it3.pt runs/perception.pt
 """
+
 import argparse
 import json
 import os
@@ -38,7 +39,9 @@ def initializers(path: str, rename_matmuls: bool = False) -> Dict[str, torch.Ten
         for name in node.input:
             if not name.startswith("onnx::") or name not in values:
                 continue
-            if node.op_type == "MatMul":  # /blocks.0/q/MatMul -> blocks.0.q, /blocks.0/mlp/mlp.0/MatMul -> blocks.0.mlp.0
+            if (
+                node.op_type == "MatMul"
+            ):  # /blocks.0/q/MatMul -> blocks.0.q, /blocks.0/mlp/mlp.0/MatMul -> blocks.0.mlp.0
                 parts = node.name.strip("/").split("/")
                 out[f"{parts[0]}.{parts[-2]}.weight"] = values[name].T.contiguous()
             elif node.op_type == "Add" and node.name in MEMORY_ADDS:
@@ -48,7 +51,9 @@ def initializers(path: str, rename_matmuls: bool = False) -> Dict[str, torch.Ten
                 else:
                     out[target] = values[name].reshape(-1, values[name].shape[-1])
             else:
-                raise SystemExit(f"{path}: constant {name} consumed by {node.op_type} {node.name}: unknown to this importer")
+                raise SystemExit(
+                    f"{path}: constant {name} consumed by {node.op_type} {node.name}: unknown to this importer"
+                )
     out["kinds"] = torch.stack([kinds[i] for i in range(3)])
     return out
 
@@ -68,15 +73,32 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> No
     with open(os.path.join(args.bundle, "policy.yaml")) as f:
         m = yaml.safe_load(f)
     if m.get("action_reference") != "state" or m["normalization"]["action"]["kind"] != "mean_std":
-        raise SystemExit(f"{args.bundle}: not a perception-first bundle (action_reference {m.get('action_reference')}, action normalization {m['normalization']['action']['kind']})")
-    parts = {k: initializers(os.path.join(args.bundle, m["models"][k]["file"]), rename_matmuls=(k == "memory"))
-             for k in ["encoder", "memory", "classifier", "action_head"]}
+        raise SystemExit(
+            f"{args.bundle}: not a perception-first bundle (action_reference {m.get('action_reference')}, "
+            f"action normalization {m['normalization']['action']['kind']})"
+        )
+    parts = {
+        k: initializers(os.path.join(args.bundle, m["models"][k]["file"]), rename_matmuls=(k == "memory"))
+        for k in ["encoder", "memory", "classifier", "action_head"]
+    }
     enc = parts["encoder"]
-    d = Dims(cameras=len(m["cameras"]), height=m["image"]["height"], width=m["image"]["width"], state_dim=m["state_dim"],
-             action_dim=m["action_dim"], max_tokens=m["tokenizer"]["max_length"], vocab_size=enc["embedding.weight"].shape[0],
-             feature_dim=m["memory"]["feature_dim"], window=m["memory"]["window"], summary_tokens=m["memory"]["summary_tokens"],
-             horizon=m["horizon"], hidden=parts["action_head"]["net.0.weight"].shape[0], keypoints=enc["perception.maps.weight"].shape[0],
-             encoder="perception", perception_dim=enc["perception.mlp.2.weight"].shape[0])
+    d = Dims(
+        cameras=len(m["cameras"]),
+        height=m["image"]["height"],
+        width=m["image"]["width"],
+        state_dim=m["state_dim"],
+        action_dim=m["action_dim"],
+        max_tokens=m["tokenizer"]["max_length"],
+        vocab_size=enc["embedding.weight"].shape[0],
+        feature_dim=m["memory"]["feature_dim"],
+        window=m["memory"]["window"],
+        summary_tokens=m["memory"]["summary_tokens"],
+        horizon=m["horizon"],
+        hidden=parts["action_head"]["net.0.weight"].shape[0],
+        keypoints=enc["perception.maps.weight"].shape[0],
+        encoder="perception",
+        perception_dim=enc["perception.mlp.2.weight"].shape[0],
+    )
     model = Mem0Tiny(d)
     state = {f"{k}.{name}": v for k, vs in parts.items() for name, v in vs.items()}
     missing, unexpected = model.load_state_dict(state, strict=False)
@@ -86,8 +108,12 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> No
         raise SystemExit(f"{args.bundle}: weights do not match the model: missing {missing}, unexpected {unexpected}")
     model.eval()
     norm = m["normalization"]
-    stats = {"state_mean": norm["state"]["mean"], "state_std": norm["state"]["std"],
-             "action_mean": norm["action"]["mean"], "action_std": norm["action"]["std"]}
+    stats = {
+        "state_mean": norm["state"]["mean"],
+        "state_std": norm["state"]["std"],
+        "action_mean": norm["action"]["mean"],
+        "action_std": norm["action"]["std"],
+    }
     with open(os.path.join(args.bundle, "parity.json")) as f:
         expected = json.load(f)
     worst = parity_difference(model, d, m, expected)
@@ -95,29 +121,51 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> No
         raise SystemExit(f"{args.bundle}: the rebuilt model differs from parity.json by {worst:.2e}: not imported")
     with open(os.path.join(args.bundle, "policy.yaml")) as f:
         header = f.readline().strip("# \n")
-    train = {"steps": 0, "seconds": 0.0, "cpu_seconds": 0.0, "log": [], "imported_from": os.path.abspath(args.bundle),
-             "bundle_header": header}
+    train = {
+        "steps": 0,
+        "seconds": 0.0,
+        "cpu_seconds": 0.0,
+        "log": [],
+        "imported_from": os.path.abspath(args.bundle),
+        "bundle_header": header,
+    }
     tok = m["tokenizer"]
-    save_checkpoint(args.out, {
-        "dims": d.as_dict(), "stats": stats,
-        "vocabulary": {"max_length": tok["max_length"], "pad_id": tok["pad_id"], "vocabulary": tok["vocabulary"]},
-        "ablation": {"anchor": bool(m["memory"]["anchor"]), "window": True}, "action_reference": "state",
-        "action_norm": "mean_std", "recipe": "perception-first DAgger (train policy)", "train": train,
-        # the bundle samples its flow from this scale (0: the noise mean); a server of this checkpoint must too
-        "flow_noise_scale": float(m.get("flow_noise_scale", 1.0))}, state_dict=model.state_dict())
+    save_checkpoint(
+        args.out,
+        {
+            "dims": d.as_dict(),
+            "stats": stats,
+            "vocabulary": {"max_length": tok["max_length"], "pad_id": tok["pad_id"], "vocabulary": tok["vocabulary"]},
+            "ablation": {"anchor": bool(m["memory"]["anchor"]), "window": True},
+            "action_reference": "state",
+            "action_norm": "mean_std",
+            "recipe": "perception-first DAgger (train policy)",
+            "train": train,
+            # the bundle samples its flow from this scale (0: the noise mean); a server of this checkpoint must too
+            "flow_noise_scale": float(m.get("flow_noise_scale", 1.0)),
+        },
+        state_dict=model.state_dict(),
+    )
     perception = Perception(d)
-    perception.load_state_dict({k[len("perception."):]: v for k, v in enc.items() if k.startswith("perception.")},
-                               strict=False)
+    perception.load_state_dict(
+        {k[len("perception.") :]: v for k, v in enc.items() if k.startswith("perception.")}, strict=False
+    )
     save_checkpoint(args.perception_out, {"dims": d.as_dict(), "train": train}, state_dict=perception.state_dict())
-    print(json.dumps({"imported": args.bundle, "out": args.out, "perception": args.perception_out,
-                      "parity_max_abs_diff": worst}))
+    print(
+        json.dumps(
+            {"imported": args.bundle, "out": args.out, "perception": args.perception_out, "parity_max_abs_diff": worst}
+        )
+    )
 
 
 def parity_difference(model: Mem0Tiny, d: Dims, m: Dict[str, Any], expected: Dict[str, Any]) -> float:
     """Largest absolute difference between the rebuilt model's parity outputs and the bundle's parity.json."""
     got = parity(model, d, m)
-    pairs = [(got["chunk"], expected["chunk"])] + [(g[k], e[k]) for g, e in zip(got["steps"], expected["steps"])
-                                                   for k in ["image_feature", "text_feature", "summary", "logit"]]
+    pairs = [(got["chunk"], expected["chunk"])] + [
+        (g[k], e[k])
+        for g, e in zip(got["steps"], expected["steps"])
+        for k in ["image_feature", "text_feature", "summary", "logit"]
+    ]
     return max(float(np.max(np.abs(np.asarray(a, np.float64) - np.asarray(b, np.float64)))) for a, b in pairs)
 
 

@@ -1,4 +1,5 @@
 """Losses both training recipes use."""
+
 import torch
 import torch.nn.functional as Fn
 

@@ -17,6 +17,7 @@ runs (src/policy/mem0/Mem0Policy.ts, manifest contract src/config/schemas/policy
               rectified flow: x_tau = (1 - tau) noise + tau action, velocity target action - noise; the
               runtime integrates from noise at tau=0 to the action at tau=1 (src/policy/mem0/flowSampler.ts).
 """
+
 import math
 from dataclasses import asdict, dataclass
 
@@ -28,6 +29,7 @@ import torch.nn.functional as Fn
 @dataclass
 class Dims:
     """Sizes of one mem0-tiny model (written into the checkpoint and the manifest)."""
+
     cameras: int = 3
     height: int = 48
     width: int = 64
@@ -54,13 +56,16 @@ class Encoder(nn.Module):
         super().__init__()
         self.d = d
         self.conv = nn.Sequential(
-            nn.Conv2d(3, 16, kernel_size=4, stride=4), nn.ReLU(),
-            nn.Conv2d(16, 32, kernel_size=3, stride=2, padding=1), nn.ReLU(),
+            nn.Conv2d(3, 16, kernel_size=4, stride=4),
+            nn.ReLU(),
+            nn.Conv2d(16, 32, kernel_size=3, stride=2, padding=1),
+            nn.ReLU(),
         )
         flat = 32 * (d.height // 8) * (d.width // 8)
         if d.keypoints:
             self.keypoint_maps = nn.Sequential(
-                nn.Conv2d(16, 32, kernel_size=3, padding=1), nn.ReLU(), nn.Conv2d(32, d.keypoints, kernel_size=1))
+                nn.Conv2d(16, 32, kernel_size=3, padding=1), nn.ReLU(), nn.Conv2d(32, d.keypoints, kernel_size=1)
+            )
             h4, w4 = d.height // 4, d.width // 4
             ys, xs = torch.meshgrid(torch.linspace(-1, 1, h4), torch.linspace(-1, 1, w4), indexing="ij")
             self.register_buffer("grid", torch.stack([xs.flatten(), ys.flatten()], dim=-1))  # [h4*w4, 2]
@@ -102,8 +107,10 @@ class Perception(nn.Module):
         super().__init__()
         k = d.keypoints or 8
         self.conv = nn.Sequential(
-            nn.Conv2d(3, 16, kernel_size=5, stride=2, padding=2), nn.ReLU(),
-            nn.Conv2d(16, 16, kernel_size=3, padding=1), nn.ReLU(),
+            nn.Conv2d(3, 16, kernel_size=5, stride=2, padding=2),
+            nn.ReLU(),
+            nn.Conv2d(16, 16, kernel_size=3, padding=1),
+            nn.ReLU(),
         )
         self.maps = nn.Conv2d(16, k, kernel_size=1)
         self.pool = nn.Sequential(nn.Conv2d(16, 32, kernel_size=3, stride=2, padding=1), nn.ReLU())
@@ -131,7 +138,9 @@ class PerceptionEncoder(nn.Module):
         super().__init__()
         self.d = d
         self.perception = Perception(d)
-        self.fuse = nn.Sequential(nn.Linear(d.perception_dim + d.state_dim, 128), nn.ReLU(), nn.Linear(128, d.feature_dim))
+        self.fuse = nn.Sequential(
+            nn.Linear(d.perception_dim + d.state_dim, 128), nn.ReLU(), nn.Linear(128, d.feature_dim)
+        )
         self.norm = nn.LayerNorm(d.feature_dim)
         self.embedding = nn.Embedding(d.vocab_size, d.feature_dim)
         self.text = nn.Linear(d.feature_dim, d.feature_dim)
@@ -217,9 +226,12 @@ class ActionHead(nn.Module):
         n_in = d.horizon * d.action_dim + 32 + d.state_dim + d.summary_tokens * d.feature_dim
         self.freqs = nn.Parameter(torch.exp(torch.linspace(0, math.log(100.0), 16)), requires_grad=False)
         self.net = nn.Sequential(
-            nn.Linear(n_in, d.hidden), nn.SiLU(),
-            nn.Linear(d.hidden, d.hidden), nn.SiLU(),
-            nn.Linear(d.hidden, d.hidden), nn.SiLU(),
+            nn.Linear(n_in, d.hidden),
+            nn.SiLU(),
+            nn.Linear(d.hidden, d.hidden),
+            nn.SiLU(),
+            nn.Linear(d.hidden, d.hidden),
+            nn.SiLU(),
             nn.Linear(d.hidden, d.horizon * d.action_dim),
         )
 

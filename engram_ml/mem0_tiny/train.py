@@ -22,12 +22,13 @@ Memory semantics as data.py documents them (Put Back Block is M(1): one segment 
 anchor is the first frame, the window the up-to-K frames before t). Classifier positives: the last 8
 frames of successful episodes.
 """
+
 import argparse
 import glob
 import json
 import os
 import time
-from typing import List, Optional, Sequence, Tuple
+from typing import Optional, Sequence, Tuple
 
 import numpy as np
 import torch
@@ -57,11 +58,15 @@ class MemoryAux(torch.nn.Module):
 
     def __init__(self, d):
         super().__init__()
-        self.net = torch.nn.Sequential(torch.nn.Linear(d.summary_tokens * d.feature_dim, 64), torch.nn.ReLU(), torch.nn.Linear(64, 4 + PHASES))
+        self.net = torch.nn.Sequential(
+            torch.nn.Linear(d.summary_tokens * d.feature_dim, 64), torch.nn.ReLU(), torch.nn.Linear(64, 4 + PHASES)
+        )
 
     def forward(self, summary):
         out = self.net(summary.flatten(1))
         return out[:, :4], out[:, 4:]
+
+
 AUX_SCALE = 10.0  # block position in decimetres around the workspace centre
 
 
@@ -116,7 +121,7 @@ class Data:
         """uint8 [T, C, H, W, 3] of episode k (from memory when loaded, else from its file)."""
         if self.images is not None:
             start = int(sum(m["frames"] for m in self.metas[:k]))
-            return self.images[start:start + self.metas[k]["frames"]]
+            return self.images[start : start + self.metas[k]["frames"]]
         return torch.from_numpy(np.load(self.stems[k] + ".images.npy"))
 
     def aux_targets(self, idx):
@@ -140,7 +145,9 @@ def perception_features(perception, data, batch=256, cache_key=None):
                 out.append(torch.from_numpy(np.load(cached)))
                 continue
             images = data.episode_images(k)
-            f = torch.cat([perception(normalize_images(images[i:i + batch])) for i in range(0, images.shape[0], batch)])
+            f = torch.cat(
+                [perception(normalize_images(images[i : i + batch])) for i in range(0, images.shape[0], batch)]
+            )
             if cache_key:
                 np.save(cached, f.numpy())
             out.append(f)
@@ -149,11 +156,21 @@ def perception_features(perception, data, batch=256, cache_key=None):
 
 def train_perception(args):
     data = Data(args.data.split(","), 8)  # single frames: the memory indices are not read
-    d = Dims(cameras=data.cameras, height=data.height, width=data.width, encoder="perception", keypoints=args.keypoints,
-             perception_dim=args.perception_dim)
+    d = Dims(
+        cameras=data.cameras,
+        height=data.height,
+        width=data.width,
+        encoder="perception",
+        keypoints=args.keypoints,
+        perception_dim=args.perception_dim,
+    )
     perception = Perception(d)
     opt = torch.optim.AdamW(perception.parameters(), lr=args.lr, weight_decay=1e-4)
-    print(f"perception: {len(data.metas)} episodes, {data.n} frames, {sum(p.numel() for p in perception.parameters())} parameters", flush=True)
+    print(
+        f"perception: {len(data.metas)} episodes, {data.n} frames, "
+        f"{sum(p.numel() for p in perception.parameters())} parameters",
+        flush=True,
+    )
     start, cpu0, step, log = time.time(), time.process_time(), 0, []
     while time.time() - start < args.minutes * 60:
         frac = (time.time() - start) / (args.minutes * 60)
@@ -162,7 +179,9 @@ def train_perception(args):
         idx = torch.randint(0, data.n, (args.batch,))
         images = normalize_images(data.images[idx])
         if args.jitter:
-            images = images + args.jitter * torch.randn(images.shape[0], images.shape[1], 3, 1, 1)  # lighting jitter per camera
+            images = images + args.jitter * torch.randn(
+                images.shape[0], images.shape[1], 3, 1, 1
+            )  # lighting jitter per camera
         out = perception.aux(perception(images))
         xyz, held = data.aux_targets(idx)
         pos_loss = Fn.smooth_l1_loss(out[:, :3], xyz, beta=0.05)
@@ -174,15 +193,36 @@ def train_perception(args):
         step += 1
         if step % 25 == 0:
             err_cm = ((out[:, :2] - xyz[:, :2]).norm(dim=-1).mean() / AUX_SCALE * 100).item()
-            line = {"step": step, "s": round(time.time() - start, 1), "cpu_s": round(time.process_time() - cpu0, 1),
-                    "pos": round(pos_loss.item(), 4), "held": round(held_loss.item(), 4), "xy_err_cm": round(err_cm, 2)}
+            line = {
+                "step": step,
+                "s": round(time.time() - start, 1),
+                "cpu_s": round(time.process_time() - cpu0, 1),
+                "pos": round(pos_loss.item(), 4),
+                "held": round(held_loss.item(), 4),
+                "xy_err_cm": round(err_cm, 2),
+            }
             log.append(line)
             print(json.dumps(line), flush=True)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    save_checkpoint(args.out, {"dims": d.as_dict(), "train": {
-        "steps": step, "seconds": round(time.time() - start, 1), "cpu_seconds": round(time.process_time() - cpu0, 1),
-        "episodes": len(data.metas), "frames": data.n, "log": log}}, state_dict=perception.state_dict())
-    print(f"saved {args.out}: {step} steps, {time.time() - start:.0f} s wall, {time.process_time() - cpu0:.0f} s CPU", flush=True)
+    save_checkpoint(
+        args.out,
+        {
+            "dims": d.as_dict(),
+            "train": {
+                "steps": step,
+                "seconds": round(time.time() - start, 1),
+                "cpu_seconds": round(time.process_time() - cpu0, 1),
+                "episodes": len(data.metas),
+                "frames": data.n,
+                "log": log,
+            },
+        },
+        state_dict=perception.state_dict(),
+    )
+    print(
+        f"saved {args.out}: {step} steps, {time.time() - start:.0f} s wall, {time.process_time() - cpu0:.0f} s CPU",
+        flush=True,
+    )
 
 
 def load_perception(path):
@@ -207,9 +247,19 @@ def probe(args):
     Xf, Xt = design(fit), design(test)
     w = torch.linalg.pinv(Xf) @ fit.aux[:, :2].double()  # (torch 1.13's lstsq driver fails on dead ReLU columns)
     err = ((Xt @ w) - test.aux[:, :2].double()).norm(dim=1) * 100
-    print(json.dumps({"probe": "linear read-out of block (x, y) from the perception feature", "fit_frames": fit.n, "heldout_frames": test.n,
-                      "heldout_episodes": len(test.metas), "mean_err_cm": round(err.mean().item(), 2), "median_err_cm": round(err.median().item(), 2),
-                      "p90_err_cm": round(err.quantile(0.9).item(), 2)}))
+    print(
+        json.dumps(
+            {
+                "probe": "linear read-out of block (x, y) from the perception feature",
+                "fit_frames": fit.n,
+                "heldout_frames": test.n,
+                "heldout_episodes": len(test.metas),
+                "mean_err_cm": round(err.mean().item(), 2),
+                "median_err_cm": round(err.median().item(), 2),
+                "p90_err_cm": round(err.quantile(0.9).item(), 2),
+            }
+        )
+    )
 
 
 def train_policy(args):
@@ -219,17 +269,34 @@ def train_policy(args):
     init = load_checkpoint(args.init) if args.init else None
     t0 = time.time()
     feats = perception_features(perception, data, cache_key=args.perception)
-    print(f"policy: {len(data.metas)} episodes, {data.n} frames; perception features in {time.time() - t0:.0f} s", flush=True)
+    print(
+        f"policy: {len(data.metas)} episodes, {data.n} frames; perception features in {time.time() - t0:.0f} s",
+        flush=True,
+    )
     offsets = data.label - data.state[:, None, :]  # [N, H, D]
     if init:
         stats = {k: torch.tensor(v) for k, v in init["stats"].items()}
         d = Dims(**init["dims"])
     else:
         flat = offsets.flatten(0, 1)
-        stats = {"state_mean": data.state.mean(0), "state_std": data.state.std(0).clamp(min=1e-3),
-                 "action_mean": flat.mean(0), "action_std": flat.std(0).clamp(min=1e-3)}
-        d = Dims(**{**pd.as_dict(), "window": args.window, "horizon": data.label.shape[1], "vocab_size": vocab.size,
-                    "max_tokens": vocab.max_length, "state_dim": data.state.shape[1], "action_dim": data.label.shape[2], "hidden": args.hidden})
+        stats = {
+            "state_mean": data.state.mean(0),
+            "state_std": data.state.std(0).clamp(min=1e-3),
+            "action_mean": flat.mean(0),
+            "action_std": flat.std(0).clamp(min=1e-3),
+        }
+        d = Dims(
+            **{
+                **pd.as_dict(),
+                "window": args.window,
+                "horizon": data.label.shape[1],
+                "vocab_size": vocab.size,
+                "max_tokens": vocab.max_length,
+                "state_dim": data.state.shape[1],
+                "action_dim": data.label.shape[2],
+                "hidden": args.hidden,
+            }
+        )
     model = Mem0Tiny(d)
     if init:
         model.load_state_dict(init["state_dict"])
@@ -274,7 +341,9 @@ def train_policy(args):
         noise = torch.randn_like(x1)
         tau = torch.rand(x1.shape[0], 1)
         xt = (1 - tau[:, :, None]) * noise + tau[:, :, None] * x1
-        v = model.action_head(xt, tau, state_n[idx].repeat(args.flow_samples, 1), summary.repeat(args.flow_samples, 1, 1))
+        v = model.action_head(
+            xt, tau, state_n[idx].repeat(args.flow_samples, 1), summary.repeat(args.flow_samples, 1, 1)
+        )
         flow = ((v - (x1 - noise)) ** 2).mean()
         mat_logits, phase_logits = memory_aux(summary)
         mem = Fn.cross_entropy(mat_logits, mat[idx]) + Fn.cross_entropy(phase_logits, phase[idx])
@@ -285,26 +354,48 @@ def train_policy(args):
         opt.step()
         step += 1
         if step % 100 == 0:
-            line = {"step": prior["steps"] + step, "s": round(prior["seconds"] + time.time() - start, 1),
-                    "cpu_s": round(prior["cpu_seconds"] + time.process_time() - cpu0, 1), "flow": round(flow.item(), 4), "cls": round(cls.item(), 4),
-                    "mat_acc": round((mat_logits.argmax(1) == mat[idx]).float().mean().item(), 3),
-                    "phase_acc": round((phase_logits.argmax(1) == phase[idx]).float().mean().item(), 3)}
+            line = {
+                "step": prior["steps"] + step,
+                "s": round(prior["seconds"] + time.time() - start, 1),
+                "cpu_s": round(prior["cpu_seconds"] + time.process_time() - cpu0, 1),
+                "flow": round(flow.item(), 4),
+                "cls": round(cls.item(), 4),
+                "mat_acc": round((mat_logits.argmax(1) == mat[idx]).float().mean().item(), 3),
+                "phase_acc": round((phase_logits.argmax(1) == phase[idx]).float().mean().item(), 3),
+            }
             log.append(line)
             print(json.dumps(line), flush=True)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    save_checkpoint(args.out, {
-        "dims": d.as_dict(), "stats": {k: v.tolist() for k, v in stats.items()},
-        "vocabulary": {"max_length": vocab.max_length, "pad_id": vocab.pad_id, "vocabulary": vocab.vocabulary},
-        "memory_aux_weight": args.memory_aux,
-        "ablation": {"anchor": use_anchor, "window": use_window}, "action_reference": "state", "action_norm": "mean_std",
-        "recipe": "perception-first DAgger (train policy)",
-        "perception": {"path": args.perception, "train": pckpt["train"]},
-        "train": {"steps": prior["steps"] + step, "seconds": round(prior["seconds"] + time.time() - start, 1),
-                  "cpu_seconds": round(prior["cpu_seconds"] + time.process_time() - cpu0, 1),
-                  "episodes": len(data.metas), "frames": data.n, "tasks": sorted({m["task"] for m in data.metas}),
-                  "seeds": sorted({m["seed"] for m in data.metas}), "log": log},
-    }, state_dict=model.state_dict(), memory_aux=memory_aux.state_dict())
-    print(f"saved {args.out}: {step} steps, {time.time() - start:.0f} s wall, {time.process_time() - cpu0:.0f} s CPU", flush=True)
+    save_checkpoint(
+        args.out,
+        {
+            "dims": d.as_dict(),
+            "stats": {k: v.tolist() for k, v in stats.items()},
+            "vocabulary": {"max_length": vocab.max_length, "pad_id": vocab.pad_id, "vocabulary": vocab.vocabulary},
+            "memory_aux_weight": args.memory_aux,
+            "ablation": {"anchor": use_anchor, "window": use_window},
+            "action_reference": "state",
+            "action_norm": "mean_std",
+            "recipe": "perception-first DAgger (train policy)",
+            "perception": {"path": args.perception, "train": pckpt["train"]},
+            "train": {
+                "steps": prior["steps"] + step,
+                "seconds": round(prior["seconds"] + time.time() - start, 1),
+                "cpu_seconds": round(prior["cpu_seconds"] + time.process_time() - cpu0, 1),
+                "episodes": len(data.metas),
+                "frames": data.n,
+                "tasks": sorted({m["task"] for m in data.metas}),
+                "seeds": sorted({m["seed"] for m in data.metas}),
+                "log": log,
+            },
+        },
+        state_dict=model.state_dict(),
+        memory_aux=memory_aux.state_dict(),
+    )
+    print(
+        f"saved {args.out}: {step} steps, {time.time() - start:.0f} s wall, {time.process_time() - cpu0:.0f} s CPU",
+        flush=True,
+    )
 
 
 def build_parser(prog: Optional[str] = None) -> argparse.ArgumentParser:
@@ -316,8 +407,12 @@ def build_parser(prog: Optional[str] = None) -> argparse.ArgumentParser:
     stages = ap.add_subparsers(dest="stage", required=True, metavar="STAGE")
     data = "comma-separated collect.ts folders"
 
-    p = stages.add_parser("perception", parents=[common], help="train the perception alone (stage 1)",
-                          description="Trains model.Perception on single frames to read the twin's privileged targets.")
+    p = stages.add_parser(
+        "perception",
+        parents=[common],
+        help="train the perception alone (stage 1)",
+        description="Trains model.Perception on single frames to read the twin's privileged targets.",
+    )
     p.add_argument("--data", required=True, help=data)
     p.add_argument("--out", required=True, help="the perception checkpoint to write (.pt)")
     p.add_argument("--minutes", type=float, default=10.0, help="wall-clock training budget (default 10)")
@@ -327,14 +422,21 @@ def build_parser(prog: Optional[str] = None) -> argparse.ArgumentParser:
     p.add_argument("--perception-dim", type=int, default=32, help="perception feature size (default 32)")
     p.add_argument("--jitter", type=float, default=0.05, help="std of the per-camera lighting jitter (default 0.05)")
 
-    p = stages.add_parser("policy", parents=[common], help="train the execution module on a frozen perception (stage 2)",
-                          description="Trains encoder fusion, memory, classifier and flow action head; perception frozen.")
+    p = stages.add_parser(
+        "policy",
+        parents=[common],
+        help="train the execution module on a frozen perception (stage 2)",
+        description="Trains encoder fusion, memory, classifier and flow action head; perception frozen.",
+    )
     p.add_argument("--data", required=True, help=data + " (a DAgger iteration: all so far)")
     p.add_argument("--perception", required=True, help="the perception checkpoint (stage 1)")
     p.add_argument("--out", required=True, help="the policy checkpoint to write (.pt; `export` makes a bundle of it)")
     p.add_argument("--init", default="", help="warm start from a policy checkpoint (a DAgger iteration)")
-    p.add_argument("--vocabulary", default="",
-                   help="vocabulary.json (default: the one in the first --data folder; collect.ts writes it)")
+    p.add_argument(
+        "--vocabulary",
+        default="",
+        help="vocabulary.json (default: the one in the first --data folder; collect.ts writes it)",
+    )
     p.add_argument("--minutes", type=float, default=10.0, help="wall-clock training budget (default 10)")
     p.add_argument("--batch", type=int, default=64, help="positions per step (default 64)")
     p.add_argument("--lr", type=float, default=1e-3, help="peak learning rate, cosine-decayed (default 1e-3)")
@@ -342,20 +444,36 @@ def build_parser(prog: Optional[str] = None) -> argparse.ArgumentParser:
     p.add_argument("--hidden", type=int, default=256, help="width of the action head's MLP (default 256)")
     p.add_argument("--flow-samples", type=int, default=4, help="(tau, noise) draws per position (default 4)")
     p.add_argument("--cls-weight", type=float, default=0.5, help="weight of the classifier loss (default 0.5)")
-    p.add_argument("--memory-aux", type=float, default=0.3,
-                   help="weight of the summary's starting-mat and phase read-outs (default 0.3; 0: off)")
+    p.add_argument(
+        "--memory-aux",
+        type=float,
+        default=0.3,
+        help="weight of the summary's starting-mat and phase read-outs (default 0.3; 0: off)",
+    )
     p.add_argument("--no-anchor", action="store_true", help="ablation: mask the anchor out (manifest anchor: false)")
-    p.add_argument("--no-window", action="store_true",
-                   help="ablation: mask the sliding window out (run with policy.sliding: false)")
+    p.add_argument(
+        "--no-window",
+        action="store_true",
+        help="ablation: mask the sliding window out (run with policy.sliding: false)",
+    )
 
-    p = stages.add_parser("probe", parents=[common], help="linear read-out of the block position from a perception",
-                          description=probe.__doc__)
+    p = stages.add_parser(
+        "probe",
+        parents=[common],
+        help="linear read-out of the block position from a perception",
+        description=probe.__doc__,
+    )
     p.add_argument("--perception", required=True, help="the perception checkpoint to probe")
     p.add_argument("--fit", required=True, help="comma-separated collect.ts folders to fit the read-out on")
     p.add_argument("--data", required=True, help="comma-separated held-out collect.ts folders to measure on")
 
-    p = stages.add_parser("end-to-end", parents=[common], help="the earlier recipe on hdf5ToNpy.ts data (not shipped)",
-                          description=end_to_end.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = stages.add_parser(
+        "end-to-end",
+        parents=[common],
+        help="the earlier recipe on hdf5ToNpy.ts data (not shipped)",
+        description=end_to_end.__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     end_to_end.add_arguments(p)
     return ap
 

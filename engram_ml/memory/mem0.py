@@ -11,6 +11,7 @@ A declared subtask end and an episode or session reset clear both.
 The rule does not care what a feature is: the policy server stores tensors, the training data code
 stores frame indices, the test vectors store step numbers.
 """
+
 from collections import deque
 from dataclasses import dataclass
 from typing import Deque, Generic, List, Optional, TypeVar
@@ -43,8 +44,11 @@ class Mem0Memory(Generic[T]):
         """Writes this tick's feature and returns the inputs the memory module reads on this tick."""
         if self.use_anchor and self._anchor is None:
             self._anchor = feature
-        inputs = Mem0Inputs(current=feature, anchor=self._anchor if self.use_anchor else None,
-                            window=list(self._window) if self.use_sliding else [])
+        inputs = Mem0Inputs(
+            current=feature,
+            anchor=self._anchor if self.use_anchor else None,
+            window=list(self._window) if self.use_sliding else [],
+        )
         self._window.append(feature)
         return inputs
 

@@ -3,6 +3,7 @@ readers of the Mem-0 rule: Mem0Memory itself (what the policy server's adapter d
 training data's per-frame memory indices (engram_ml.mem0_tiny.data.FrameMemory, with the ablation switches
 applied as the training losses apply them). A case of a kind Python does not implement is skipped by name.
 """
+
 import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional

@@ -6,6 +6,7 @@ flow matching from the runtime's seeded noise, denormalization.
 
 The adapter contract (docs/remote-policy.md): metadata, reset, set_instruction, observe, act, infer.
 """
+
 import math
 from typing import Any, Dict, Mapping, Optional, Tuple
 
@@ -15,8 +16,10 @@ import torch
 from engram_ml.mem0_tiny.export import chunk_seed, gaussian_noise, load, manifest
 from engram_ml.memory.mem0 import Mem0Memory
 
-BIMANUAL_16D = [f"{arm}_joint{i + 1}" for arm in ("left", "right") for i in range(7)] + ["left_gripper",
-                                                                                       "right_gripper"]
+BIMANUAL_16D = [f"{arm}_joint{i + 1}" for arm in ("left", "right") for i in range(7)] + [
+    "left_gripper",
+    "right_gripper",
+]
 
 
 def _canonical(text):
@@ -48,8 +51,9 @@ def _denormalize(x, st):
 class Mem0TinyAdapter:
     """One mem0-tiny checkpoint behind the adapter contract; holds one episode's memory."""
 
-    def __init__(self, checkpoint: str, noise_scale: Optional[float] = None, name: str = "mem0-tiny",
-                 device: str = "cpu") -> None:
+    def __init__(
+        self, checkpoint: str, noise_scale: Optional[float] = None, name: str = "mem0-tiny", device: str = "cpu"
+    ) -> None:
         ckpt, self.d, self.model = load(checkpoint)
         if noise_scale is None:  # the scale the checkpoint's bundle samples with (import_bundle records it), else 1
             noise_scale = float(ckpt.get("flow_noise_scale", 1.0))
@@ -63,10 +67,18 @@ class Mem0TinyAdapter:
 
     def metadata(self) -> Dict[str, Any]:
         m = self.m
-        return {"name": m["name"], "cameras": m["cameras"], "image": m["image"], "state_layout": m["layout"]["state"],
-                "action_layout": m["layout"]["action"], "state_dim": m["state_dim"], "action_dim": m["action_dim"],
-                "action_names": BIMANUAL_16D[: m["action_dim"]], "horizon": m["horizon"],
-                "control_hz": m["control_hz"]}
+        return {
+            "name": m["name"],
+            "cameras": m["cameras"],
+            "image": m["image"],
+            "state_layout": m["layout"]["state"],
+            "action_layout": m["layout"]["action"],
+            "state_dim": m["state_dim"],
+            "action_dim": m["action_dim"],
+            "action_names": BIMANUAL_16D[: m["action_dim"]],
+            "horizon": m["horizon"],
+            "control_hz": m["control_hz"],
+        }
 
     def reset(self, seed: int, episode: int, complexity: str) -> None:
         self.seed, self.chunk_index, self.positives = int(seed), 0, 0
@@ -88,8 +100,7 @@ class Mem0TinyAdapter:
         m, d = self.m, self.d
         if self.tokens is None:
             raise ValueError("observe before an instruction was set (set_instruction)")
-        stack = np.stack([np.asarray(images[c], dtype=np.float32).reshape(3, d.height, d.width)
-                          for c in m["cameras"]])
+        stack = np.stack([np.asarray(images[c], dtype=np.float32).reshape(3, d.height, d.width) for c in m["cameras"]])
         state = np.asarray(state, dtype=np.float64)
         norm = torch.from_numpy(_normalize(state, m["normalization"]["state"])).unsqueeze(0).to(self.device)
         feat, text = self.model.encoder(torch.from_numpy(stack).unsqueeze(0).to(self.device), norm, self.tokens)
@@ -144,5 +155,4 @@ class Mem0TinyAdapter:
 
 def create(checkpoint: str, noise_scale: Optional[float] = None, device: str = "cpu") -> Mem0TinyAdapter:
     """The server's factory for the built-in adapter (`serve --checkpoint`)."""
-    return Mem0TinyAdapter(checkpoint, noise_scale=None if noise_scale is None else float(noise_scale),
-                           device=device)
+    return Mem0TinyAdapter(checkpoint, noise_scale=None if noise_scale is None else float(noise_scale), device=device)

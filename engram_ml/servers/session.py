@@ -2,6 +2,7 @@
 (the op known, every field of its type, arrays finite and of the metadata's shape) before the
 adapter sees it, and what a client is told when a request is refused or fails.
 """
+
 import re
 
 import numpy as np

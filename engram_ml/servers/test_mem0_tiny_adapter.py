@@ -3,6 +3,7 @@ rebuilt into a checkpoint by import-bundle, reproduces the bundle's parity.json 
 files were checked against at export) through the adapter's own observe/act path; and on a tiny model built
 here, the memory module sees exactly the anchor and window the Mem-0 rule gives, across declared ends.
 """
+
 import json
 from pathlib import Path
 from typing import Any, Dict, List
@@ -57,9 +58,14 @@ class _MemorySpy(torch.nn.Module):
 
     def forward(self, current, window, window_mask, anchor, anchor_mask, text):  # noqa: ANN001 - torch module
         valid = int(window_mask.sum())
-        self.calls.append({"current": current.clone(), "window": [window[0, j].clone() for j in range(valid)],
-                           "window_mask_tail": window_mask[0, valid:].tolist(),
-                           "anchor": anchor[0, 0].clone() if float(anchor_mask) > 0 else None})
+        self.calls.append(
+            {
+                "current": current.clone(),
+                "window": [window[0, j].clone() for j in range(valid)],
+                "window_mask_tail": window_mask[0, valid:].tolist(),
+                "anchor": anchor[0, 0].clone() if float(anchor_mask) > 0 else None,
+            }
+        )
         return self.inner(current, window, window_mask, anchor, anchor_mask, text)
 
 
@@ -76,15 +82,18 @@ def test_the_adapter_feeds_the_memory_module_the_mem0_rule(tmp_path: Path, compl
     rng = np.random.default_rng(0)
     ends = 0
     for tick in range(11):
-        images = {c: rng.standard_normal((3, adapter.d.height, adapter.d.width)).astype(np.float32)
-                  for c in adapter.m["cameras"]}
+        images = {
+            c: rng.standard_normal((3, adapter.d.height, adapter.d.width)).astype(np.float32)
+            for c in adapter.m["cameras"]
+        }
         _, ended = adapter.observe(images, rng.standard_normal(adapter.d.action_dim).astype(np.float32))
         want = rule.write(tick)
         call = spy.calls[tick]
         features = [c["current"] for c in spy.calls]
         assert call["anchor"] is not None and torch.equal(call["anchor"], features[want.anchor][0])
         assert len(call["window"]) == len(want.window) and call["window_mask_tail"] == [0.0] * (
-            adapter.d.window - len(want.window))
+            adapter.d.window - len(want.window)
+        )
         for got, step in zip(call["window"], want.window):
             assert torch.equal(got, features[step][0])
         if ended:

@@ -2,6 +2,7 @@
 numpy arrays round-trip with openpi's map convention (bin keys, dtype.str, shape, raw bytes), plain msgpack
 values pass through, and every frame that could carry something else is refused.
 """
+
 import msgpack
 import numpy as np
 import pytest
@@ -28,8 +29,15 @@ def test_arrays_travel_as_openpi_numpy_maps_with_bin_keys() -> None:
 
 
 def test_numpy_scalars_and_plain_values_round_trip() -> None:
-    value = {"op": "reset", "seed": 2**40, "ok": True, "text": "press the button", "list": [1, 2.5, None],
-             "blob": b"\x00\x01", "scalar": np.float32(1.5)}
+    value = {
+        "op": "reset",
+        "seed": 2**40,
+        "ok": True,
+        "text": "press the button",
+        "list": [1, 2.5, None],
+        "blob": b"\x00\x01",
+        "scalar": np.float32(1.5),
+    }
     out = unpack(pack(value))
     assert out["scalar"] == np.float32(1.5) and out["scalar"].dtype == np.float32
     assert {k: v for k, v in out.items() if k != "scalar"} == {k: v for k, v in value.items() if k != "scalar"}
@@ -45,14 +53,17 @@ def _numpy_map(dtype: bytes, shape: list, data: bytes) -> bytes:
     return msgpack.packb({b"__ndarray__": True, b"dtype": dtype, b"shape": shape, b"data": data}, use_bin_type=True)
 
 
-@pytest.mark.parametrize("frame, message", [
-    (msgpack.packb(msgpack.ExtType(1, b"x")), "msgpack ext type 1 refused"),
-    (_numpy_map(b"|O", [1], bytes(8)), "numeric dtypes only"),
-    (_numpy_map(b"<U1", [1], bytes(4)), "numeric dtypes only"),
-    (_numpy_map(b"<f4", [3], bytes(8)), "wrong byte count"),
-    (b"\xc1", "not a msgpack frame"),
-    (b"", "not a msgpack frame"),
-])
+@pytest.mark.parametrize(
+    "frame, message",
+    [
+        (msgpack.packb(msgpack.ExtType(1, b"x")), "msgpack ext type 1 refused"),
+        (_numpy_map(b"|O", [1], bytes(8)), "numeric dtypes only"),
+        (_numpy_map(b"<U1", [1], bytes(4)), "numeric dtypes only"),
+        (_numpy_map(b"<f4", [3], bytes(8)), "wrong byte count"),
+        (b"\xc1", "not a msgpack frame"),
+        (b"", "not a msgpack frame"),
+    ],
+)
 def test_frames_that_could_carry_anything_else_are_refused(frame: bytes, message: str) -> None:
     with pytest.raises(FrameError, match=message):
         unpack(frame)
@@ -64,7 +75,19 @@ def test_a_request_must_be_a_map() -> None:
         unpack_request(pack([1]))
 
 
-@pytest.mark.parametrize("value, name", [(np.zeros(1), "numpy array"), (True, "bool"), (3, "int"), (None, "nil"),
-                                         ({}, "map"), (b"", "bin"), ("", "str"), (1.0, "float"), ([], "array")])
+@pytest.mark.parametrize(
+    "value, name",
+    [
+        (np.zeros(1), "numpy array"),
+        (True, "bool"),
+        (3, "int"),
+        (None, "nil"),
+        ({}, "map"),
+        (b"", "bin"),
+        ("", "str"),
+        (1.0, "float"),
+        ([], "array"),
+    ],
+)
 def test_msgpack_type_names_decoded_values_without_echoing_them(value: object, name: str) -> None:
     assert msgpack_type(value) == name

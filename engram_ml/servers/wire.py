@@ -4,6 +4,7 @@
 Decoding refuses every msgpack ext type and only rebuilds numpy arrays of plain numeric dtypes, so
 no payload can carry code (there is no pickle anywhere on this wire).
 """
+
 import msgpack
 import numpy as np
 
@@ -18,7 +19,12 @@ def _pack_default(obj):
     if isinstance(obj, np.ndarray):
         if obj.dtype.kind not in NUMERIC_KINDS:
             raise FrameError(f"cannot send a numpy array of dtype {obj.dtype}")
-        return {b"__ndarray__": True, b"data": np.ascontiguousarray(obj).tobytes(), b"dtype": obj.dtype.str, b"shape": list(obj.shape)}
+        return {
+            b"__ndarray__": True,
+            b"data": np.ascontiguousarray(obj).tobytes(),
+            b"dtype": obj.dtype.str,
+            b"shape": list(obj.shape),
+        }
     if isinstance(obj, np.generic):
         return {b"__npgeneric__": True, b"data": obj.item(), b"dtype": obj.dtype.str}
     raise FrameError(f"cannot send a {type(obj).__name__}")
@@ -67,8 +73,15 @@ def msgpack_type(value) -> str:
     """The msgpack name of a decoded value (for errors that must not echo the value itself)."""
     if isinstance(value, np.ndarray):
         return "numpy array"
-    for kind, name in ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"), (bytes, "bin"),
-                       (list, "array"), (dict, "map")):
+    for kind, name in (
+        (bool, "bool"),
+        (int, "int"),
+        (float, "float"),
+        (str, "str"),
+        (bytes, "bin"),
+        (list, "array"),
+        (dict, "map"),
+    ):
         if isinstance(value, kind):
             return name
     return "nil" if value is None else type(value).__name__
@@ -78,6 +91,7 @@ def unpack_request(data: bytes) -> dict:
     """One request frame: a msgpack map (mem0 ops and openpi observations both are), else FrameError."""
     req = unpack(data)
     if not isinstance(req, dict):
-        raise FrameError(f"request is a msgpack {msgpack_type(req)}, expected a map "
-                         "(mem0: with an op; openpi: an observation map)")
+        raise FrameError(
+            f"request is a msgpack {msgpack_type(req)}, expected a map (mem0: with an op; openpi: an observation map)"
+        )
     return req
