@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import time
+from typing import Dict, Optional, Tuple
 
 import torch
 
@@ -36,7 +37,9 @@ def normalize_images(u8: torch.Tensor) -> torch.Tensor:
 class Batch:
     """Normalizes and indexes the episode tensors once."""
 
-    def __init__(self, ds: Episodes, stats, horizon, relative, action_norm="min_max"):
+    def __init__(
+        self, ds: Episodes, stats: Dict[str, torch.Tensor], horizon: int, relative: bool, action_norm: str = "min_max"
+    ) -> None:
         self.ds = ds
         self.horizon = horizon
         self.relative = relative
@@ -51,19 +54,19 @@ class Batch:
                 (stats["action_max"] - stats["action_min"]) / 2,
             )
 
-    def normalize_chunk(self, chunk):
+    def normalize_chunk(self, chunk: torch.Tensor) -> torch.Tensor:
         return (chunk - self.shift) / self.scale
 
-    def denormalize_chunk(self, x):
+    def denormalize_chunk(self, x: torch.Tensor) -> torch.Tensor:
         return x * self.scale + self.shift
 
-    def positions(self, runs, length):
+    def positions(self, runs: int, length: int) -> torch.Tensor:
         """`runs` random runs of `length` consecutive steps (clipped at episode ends): consecutive
         positions share most of their window frames, so each batch encodes few frames."""
         start = torch.randint(0, self.ds.n, (runs,))
         return torch.minimum(start[:, None] + torch.arange(length)[None, :], self.ds.ep_end[start][:, None]).flatten()
 
-    def sample(self, idx):
+    def sample(self, idx: torch.Tensor) -> Dict[str, torch.Tensor]:
         ds = self.ds
         anchor, win, mask = ds.memory_indices(idx)
         chunk = ds.chunk(idx, self.horizon)
@@ -79,14 +82,21 @@ class Batch:
             "label": ds.label[idx],
         }
 
-    def noisy_state(self, frames, noise):
+    def noisy_state(self, frames: torch.Tensor, noise: torch.Tensor) -> torch.Tensor:
         """Normalized states of `frames` with `noise` (robot units) added."""
         return (self.ds.state[frames] + noise - self.state_mean) / self.state_std
 
 
 def forward_losses(
-    model, batch: Batch, s, use_anchor=True, use_window=True, pos_weight=None, flow_samples=1, state_noise=None
-):
+    model: Mem0Tiny,
+    batch: Batch,
+    s: Dict[str, torch.Tensor],
+    use_anchor: bool = True,
+    use_window: bool = True,
+    pos_weight: Optional[torch.Tensor] = None,
+    flow_samples: int = 1,
+    state_noise: Optional[torch.Tensor] = None,
+) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Flow and classifier losses. `state_noise` [S] (robot units, per dim): each frame's measured
     state is perturbed by N(0, (u * state_noise)^2), u ~ U(0, 1), and with relative chunks the label
     becomes the offset from the perturbed state to the expert's targets. That is the label a

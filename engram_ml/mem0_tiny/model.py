@@ -19,6 +19,7 @@ runs (src/policy/mem0/Mem0Policy.ts, manifest contract src/config/schemas/policy
 """
 
 import math
+from typing import Any, Dict, Tuple
 from dataclasses import asdict, dataclass
 
 import torch
@@ -47,12 +48,12 @@ class Dims:
     encoder: str = "conv"  # "conv": Encoder (end_to_end.py); "perception": PerceptionEncoder (train.py)
     perception_dim: int = 32
 
-    def as_dict(self):
+    def as_dict(self) -> Dict[str, Any]:
         return asdict(self)
 
 
 class Encoder(nn.Module):
-    def __init__(self, d: Dims):
+    def __init__(self, d: Dims) -> None:
         super().__init__()
         self.d = d
         self.conv = nn.Sequential(
@@ -77,7 +78,9 @@ class Encoder(nn.Module):
         self.embedding = nn.Embedding(d.vocab_size, d.feature_dim)
         self.text = nn.Linear(d.feature_dim, d.feature_dim)
 
-    def forward(self, images, state, tokens):
+    def forward(
+        self, images: torch.Tensor, state: torch.Tensor, tokens: torch.Tensor
+    ) -> Tuple[torch.Tensor, torch.Tensor]:
         b = images.shape[0]
         early = self.conv[:2](images.flatten(0, 1))  # [B*C, 16, H/4, W/4]
         x = self.conv[2:](early).flatten(1)  # [B*C, 32 * H/8 * W/8]
@@ -88,7 +91,7 @@ class Encoder(nn.Module):
         h = Fn.relu(self.img(x) + self.state(state))
         return self.norm(self.out(h)), self.text_feature(tokens)
 
-    def text_feature(self, tokens):
+    def text_feature(self, tokens: torch.Tensor) -> torch.Tensor:
         """Masked mean of the word embeddings (pad id 0 excluded), then a linear map."""
         valid = (tokens != 0).float().unsqueeze(-1)
         emb = self.embedding(tokens) * valid
@@ -103,7 +106,7 @@ class Perception(nn.Module):
 
     AUX = 4  # block x, y, z (normalized), held logit
 
-    def __init__(self, d: Dims):
+    def __init__(self, d: Dims) -> None:
         super().__init__()
         k = d.keypoints or 8
         self.conv = nn.Sequential(
@@ -121,7 +124,7 @@ class Perception(nn.Module):
         self.mlp = nn.Sequential(nn.Linear(d.cameras * (2 * k + 32), 256), nn.ReLU(), nn.Linear(256, d.perception_dim))
         self.aux = nn.Linear(d.perception_dim, self.AUX)
 
-    def forward(self, images):
+    def forward(self, images: torch.Tensor) -> torch.Tensor:
         b = images.shape[0]
         x = self.conv(images.flatten(0, 1))  # [B*C, 16, H/2, W/2]
         att = torch.softmax(self.maps(x).flatten(2) * torch.exp(self.log_temperature), dim=-1)  # [B*C, k, h2*w2]
@@ -134,7 +137,7 @@ class PerceptionEncoder(nn.Module):
     """The encoder contract (images, state, tokens -> image feature, text feature) over a Perception:
     the perception feature fused with the normalized state; text as Encoder's."""
 
-    def __init__(self, d: Dims):
+    def __init__(self, d: Dims) -> None:
         super().__init__()
         self.d = d
         self.perception = Perception(d)
@@ -145,10 +148,12 @@ class PerceptionEncoder(nn.Module):
         self.embedding = nn.Embedding(d.vocab_size, d.feature_dim)
         self.text = nn.Linear(d.feature_dim, d.feature_dim)
 
-    def fused(self, perception, state):
+    def fused(self, perception: torch.Tensor, state: torch.Tensor) -> torch.Tensor:
         return self.norm(self.fuse(torch.cat([perception, state], dim=-1)))
 
-    def forward(self, images, state, tokens):
+    def forward(
+        self, images: torch.Tensor, state: torch.Tensor, tokens: torch.Tensor
+    ) -> Tuple[torch.Tensor, torch.Tensor]:
         return self.fused(self.perception(images), state), self.text_feature(tokens)
 
     text_feature = Encoder.text_feature
@@ -157,7 +162,7 @@ class PerceptionEncoder(nn.Module):
 class Block(nn.Module):
     """Cross-attention of the queries over the memory keys (masked), then an MLP; pre-norm residual."""
 
-    def __init__(self, f, heads):
+    def __init__(self, f: int, heads: int) -> None:
         super().__init__()
         self.heads = heads
         self.nq = nn.LayerNorm(f)
@@ -169,7 +174,7 @@ class Block(nn.Module):
         self.nm = nn.LayerNorm(f)
         self.mlp = nn.Sequential(nn.Linear(f, 2 * f), nn.GELU(), nn.Linear(2 * f, f))
 
-    def forward(self, q, keys, bias):
+    def forward(self, q: torch.Tensor, keys: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
         b, t, f = q.shape
         n = keys.shape[1]
         h, dh = self.heads, f // self.heads
@@ -184,7 +189,7 @@ class Block(nn.Module):
 
 
 class Memory(nn.Module):
-    def __init__(self, d: Dims):
+    def __init__(self, d: Dims) -> None:
         super().__init__()
         f = d.feature_dim
         self.d = d
@@ -195,7 +200,15 @@ class Memory(nn.Module):
         self.blocks = nn.ModuleList([Block(f, d.heads), Block(f, d.heads)])
         self.norm = nn.LayerNorm(f)
 
-    def forward(self, current, window, window_mask, anchor, anchor_mask, text):
+    def forward(
+        self,
+        current: torch.Tensor,
+        window: torch.Tensor,
+        window_mask: torch.Tensor,
+        anchor: torch.Tensor,
+        anchor_mask: torch.Tensor,
+        text: torch.Tensor,
+    ) -> torch.Tensor:
         K = window.shape[1]
         n = window_mask.sum(1, keepdim=True)  # valid entries, oldest first
         slots = torch.arange(K, dtype=window.dtype, device=window.device).unsqueeze(0)
@@ -211,16 +224,16 @@ class Memory(nn.Module):
 
 
 class Classifier(nn.Module):
-    def __init__(self, d: Dims):
+    def __init__(self, d: Dims) -> None:
         super().__init__()
         self.net = nn.Sequential(nn.Linear(d.summary_tokens * d.feature_dim, 64), nn.ReLU(), nn.Linear(64, 1))
 
-    def forward(self, summary):
+    def forward(self, summary: torch.Tensor) -> torch.Tensor:
         return self.net(summary.flatten(1))
 
 
 class ActionHead(nn.Module):
-    def __init__(self, d: Dims):
+    def __init__(self, d: Dims) -> None:
         super().__init__()
         self.d = d
         n_in = d.horizon * d.action_dim + 32 + d.state_dim + d.summary_tokens * d.feature_dim
@@ -235,7 +248,9 @@ class ActionHead(nn.Module):
             nn.Linear(d.hidden, d.horizon * d.action_dim),
         )
 
-    def forward(self, noisy_actions, tau, state, summary):
+    def forward(
+        self, noisy_actions: torch.Tensor, tau: torch.Tensor, state: torch.Tensor, summary: torch.Tensor
+    ) -> torch.Tensor:
         ang = tau * self.freqs  # [B, 16]
         x = torch.cat([noisy_actions.flatten(1), torch.sin(ang), torch.cos(ang), state, summary.flatten(1)], dim=-1)
         return self.net(x).reshape(noisy_actions.shape)
@@ -244,7 +259,7 @@ class ActionHead(nn.Module):
 class Mem0Tiny(nn.Module):
     """The four parts together (training); export.py exports each part to its own ONNX file."""
 
-    def __init__(self, d: Dims):
+    def __init__(self, d: Dims) -> None:
         super().__init__()
         self.dims = d
         self.encoder = PerceptionEncoder(d) if d.encoder == "perception" else Encoder(d)

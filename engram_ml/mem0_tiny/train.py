@@ -28,7 +28,7 @@ import glob
 import json
 import os
 import time
-from typing import Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
@@ -44,7 +44,7 @@ AUX_CENTRE = torch.tensor([0.5, 0.0, 0.8])
 PHASES = 4  # collect.ts PHASES: to-centre, press, put-back, done
 
 
-def original_mat(first_xy):
+def original_mat(first_xy: torch.Tensor) -> torch.Tensor:
     """Index of Put Back Block's starting mat from the block's first (x, y): the mats lie at x 0.40 | 0.62 and
     y +0.2 | -0.2 (+-2 cm jitter), in src/sim/tasks/put-back-block.ts's order."""
     return (first_xy[:, 0] > 0.51).long() + 2 * (first_xy[:, 1] < 0).long()
@@ -56,13 +56,13 @@ class MemoryAux(torch.nn.Module):
     which after the press only the memory can tell. Their losses make the summary carry what the action head
     needs; their accuracies say whether it does."""
 
-    def __init__(self, d):
+    def __init__(self, d: Dims) -> None:
         super().__init__()
         self.net = torch.nn.Sequential(
             torch.nn.Linear(d.summary_tokens * d.feature_dim, 64), torch.nn.ReLU(), torch.nn.Linear(64, 4 + PHASES)
         )
 
-    def forward(self, summary):
+    def forward(self, summary: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
         out = self.net(summary.flatten(1))
         return out[:, :4], out[:, 4:]
 
@@ -70,7 +70,7 @@ class MemoryAux(torch.nn.Module):
 AUX_SCALE = 10.0  # block position in decimetres around the workspace centre
 
 
-def normalize_images(u8):
+def normalize_images(u8: torch.Tensor) -> torch.Tensor:
     """uint8 [..., C, H, W, 3] -> float [..., C, 3, H, W] with the manifest's (v/255 - 0.5) / 0.5."""
     return (u8.float() / 127.5 - 1.0).movedim(-1, -3)
 
@@ -80,7 +80,7 @@ class Data:
     With `load_images` False the images stay on disk (`episode_images` reads one episode): the policy
     stage needs them only for episodes whose perception features are not cached yet."""
 
-    def __init__(self, dirs, window, load_images=True):
+    def __init__(self, dirs: List[str], window: int, load_images: bool = True) -> None:
         metas, images, states, labels, aux, seg_start, pos, self.stems = [], [], [], [], [], [], [], []
         offset = 0
         for d in dirs:
@@ -117,14 +117,14 @@ class Data:
         first = metas[0]
         self.cameras, self.height, self.width = len(first["cameras"]), first["height"], first["width"]
 
-    def episode_images(self, k):
+    def episode_images(self, k: int) -> torch.Tensor:
         """uint8 [T, C, H, W, 3] of episode k (from memory when loaded, else from its file)."""
         if self.images is not None:
             start = int(sum(m["frames"] for m in self.metas[:k]))
             return self.images[start : start + self.metas[k]["frames"]]
         return torch.from_numpy(np.load(self.stems[k] + ".images.npy"))
 
-    def aux_targets(self, idx):
+    def aux_targets(self, idx: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
         a = self.aux[idx]
         return (a[:, :3] - AUX_CENTRE) * AUX_SCALE, a[:, 3]
 
@@ -133,7 +133,9 @@ class Data:
         return self.memory.indices(idx)
 
 
-def perception_features(perception, data, batch=256, cache_key=None):
+def perception_features(
+    perception: Perception, data: Data, batch: int = 256, cache_key: Optional[str] = None
+) -> torch.Tensor:
     """Perception feature of every frame [N, P] (no grad). With `cache_key` (the perception checkpoint's
     path) each episode's features are kept beside its arrays (<stem>.perception.npy) and reused while
     they are newer than the checkpoint: the perception is frozen across DAgger iterations."""
@@ -154,7 +156,8 @@ def perception_features(perception, data, batch=256, cache_key=None):
     return torch.cat(out)
 
 
-def train_perception(args):
+def train_perception(args: argparse.Namespace) -> None:
+    """The perception stage: trains and saves model.Perception."""
     data = Data(args.data.split(","), 8)  # single frames: the memory indices are not read
     d = Dims(
         cameras=data.cameras,
@@ -225,7 +228,8 @@ def train_perception(args):
     )
 
 
-def load_perception(path):
+def load_perception(path: str) -> Tuple[Dict[str, Any], Dims, Perception]:
+    """A perception checkpoint, its sizes and the module (eval mode)."""
     ckpt = load_checkpoint(path)
     d = Dims(**ckpt["dims"])
     p = Perception(d)
@@ -234,7 +238,7 @@ def load_perception(path):
     return ckpt, d, p
 
 
-def probe(args):
+def probe(args: argparse.Namespace) -> None:
     """A linear read-out of the block's table position from the perception features: least squares
     fit on the training frames (--fit), error in cm on the held-out frames (--data)."""
     _, _, perception = load_perception(args.perception)
@@ -262,7 +266,8 @@ def probe(args):
     )
 
 
-def train_policy(args):
+def train_policy(args: argparse.Namespace) -> None:
+    """The policy stage: trains the execution module on a frozen perception and saves the checkpoint."""
     data = Data(args.data.split(","), args.window, load_images=False)
     pckpt, pd, perception = load_perception(args.perception)
     vocab = Vocabulary(args.vocabulary or os.path.join(args.data.split(",")[0], "vocabulary.json"))

@@ -4,6 +4,7 @@ adapter sees it, and what a client is told when a request is refused or fails.
 """
 
 import re
+from typing import Any
 
 import numpy as np
 
@@ -44,7 +45,7 @@ class Session:
 
     OPS = ("reset", "set_instruction", "observe", "act")
 
-    def __init__(self, adapter):
+    def __init__(self, adapter: Any) -> None:
         self.adapter = adapter
         meta = adapter.metadata()
         self.meta = meta

@@ -5,6 +5,8 @@ Decoding refuses every msgpack ext type and only rebuilds numpy arrays of plain 
 no payload can carry code (there is no pickle anywhere on this wire).
 """
 
+from typing import Any
+
 import msgpack
 import numpy as np
 
@@ -56,11 +58,13 @@ def _ext_hook(code, data):
     raise FrameError(f"msgpack ext type {code} refused (only plain msgpack and numpy maps are accepted)")
 
 
-def pack(obj) -> bytes:
+def pack(obj: Any) -> bytes:
+    """One frame: plain msgpack, numpy arrays and scalars as openpi's maps (FrameError for anything else)."""
     return msgpack.packb(obj, default=_pack_default, use_bin_type=True)
 
 
-def unpack(data: bytes):
+def unpack(data: bytes) -> Any:
+    """One frame's value (numpy maps rebuilt as arrays); FrameError for anything not plain msgpack."""
     try:
         return msgpack.unpackb(data, object_hook=_object_hook, ext_hook=_ext_hook, raw=False, strict_map_key=False)
     except FrameError:
@@ -69,7 +73,7 @@ def unpack(data: bytes):
         raise FrameError(f"not a msgpack frame ({len(data)} bytes): {err}") from err
 
 
-def msgpack_type(value) -> str:
+def msgpack_type(value: Any) -> str:
     """The msgpack name of a decoded value (for errors that must not echo the value itself)."""
     if isinstance(value, np.ndarray):
         return "numpy array"
