@@ -68,7 +68,8 @@ ROOT=$PWD
 project_venv_ok() { # .venv imports torch and this checkout's engram_ml from any directory
   [[ -x .venv/bin/python ]] || return 1
   local where
-  where=$(cd / && "$ROOT/.venv/bin/python" -c "import torch, engram_ml; print(engram_ml.__file__)" 2> /dev/null) || return 1
+  where=$(cd / && "$ROOT/.venv/bin/python" -c "import torch, engram_ml; print(engram_ml.__file__)" 2> /dev/null) \
+    || return 1
   [[ $where == "$ROOT/engram_ml/__init__.py" ]]
 }
 slurm_node_up() {
@@ -122,7 +123,10 @@ else
   echo "install-test-deps: creating .venv (/usr/bin/python3 --system-site-packages, engram_ml editable)"
   /usr/bin/python3 -m venv --clear --system-site-packages .venv
   .venv/bin/python -m pip install -q --no-deps --no-build-isolation --no-index -e .
-  project_venv_ok || { echo "install-test-deps: .venv cannot import torch and engram_ml from this checkout" >&2; exit 1; }
+  if ! project_venv_ok; then
+    echo "install-test-deps: .venv cannot import torch and engram_ml from this checkout" >&2
+    exit 1
+  fi
 fi
 
 if [[ -n ${ENGRAM_NO_SLURM:-} ]]; then

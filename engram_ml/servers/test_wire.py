@@ -3,6 +3,10 @@ numpy arrays round-trip with openpi's map convention (bin keys, dtype.str, shape
 values pass through, and every frame that could carry something else is refused.
 """
 
+import json
+from pathlib import Path
+from typing import Any, Dict
+
 import msgpack
 import numpy as np
 import pytest
@@ -91,3 +95,36 @@ def test_a_request_must_be_a_map() -> None:
 )
 def test_msgpack_type_names_decoded_values_without_echoing_them(value: object, name: str) -> None:
     assert msgpack_type(value) == name
+
+
+VECTORS = json.loads((Path(__file__).resolve().parents[2] / "test" / "vectors" / "wire.json").read_text())
+
+
+def _plain(value: Any) -> Any:
+    """A decoded value in the vectors' JSON form (arrays as {"ndarray": ...})."""
+    if isinstance(value, np.ndarray):
+        return {"ndarray": {"dtype": value.dtype.str, "shape": list(value.shape), "data": value.ravel().tolist()}}
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("vector", VECTORS["frames"], ids=lambda v: v["name"])
+def test_the_shared_wire_vectors_decode_to_their_values(vector: Dict[str, Any]) -> None:
+    assert _plain(unpack(bytes.fromhex(vector["hex"]))) == vector["value"]
+
+
+@pytest.mark.parametrize(
+    "vector", [v for v in VECTORS["frames"] if v["encoded_by"] == "python"], ids=lambda v: v["name"]
+)
+def test_python_still_encodes_its_wire_vectors_byte_for_byte(vector: Dict[str, Any]) -> None:
+    assert _plain(unpack(pack(unpack(bytes.fromhex(vector["hex"]))))) == vector["value"]
+    assert pack(unpack(bytes.fromhex(vector["hex"]))).hex() == vector["hex"]
+
+
+@pytest.mark.parametrize("vector", VECTORS["refused"], ids=lambda v: v["name"])
+def test_the_shared_refused_frames_are_refused(vector: Dict[str, Any]) -> None:
+    with pytest.raises(FrameError):
+        unpack(bytes.fromhex(vector["hex"]))

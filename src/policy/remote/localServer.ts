@@ -22,10 +22,15 @@ export interface LocalServer {
   stop(): Promise<void>;
 }
 
-/** Runs `python -m engram_ml serve <args>` (give `--port 0` for any free port); rejects naming stderr when it exits or stays silent for `startTimeoutMs`. */
+/**
+ * Runs `python -m engram_ml serve <args>` (give `--port 0` for any free port); rejects naming stderr when it
+ * exits or stays silent for `startTimeoutMs`.
+ */
 export function startPolicyServer(args: string[], env: NodeJS.ProcessEnv = {}, startTimeoutMs = 60_000): Promise<LocalServer> {
   const python = projectPython();
-  const child = spawn(python, ["-m", "engram_ml", "serve", ...args], { stdio: ["ignore", "pipe", "pipe"], ...pythonOptions(env) });
+  const child = spawn(python, ["-m", "engram_ml", "serve", ...args], {
+    stdio: ["ignore", "pipe", "pipe"], ...pythonOptions(env),
+  });
   let err = "";
   child.stderr.on("data", (d) => { err += String(d); });
   return new Promise<LocalServer>((resolve, reject) => {
