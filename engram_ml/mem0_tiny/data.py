@@ -75,6 +75,7 @@ class Vocabulary:
         self._by_canonical = {canonical(k): ids for k, ids in self.vocabulary.items()}
 
     def tokens(self, text: str, where: str) -> np.ndarray:
+        """Token ids of `text` padded to max_length (ValueError naming `where` for text outside the vocabulary)."""
         ids = self._by_canonical.get(canonical(text))
         if ids is None:
             raise ValueError(

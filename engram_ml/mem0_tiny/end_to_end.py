@@ -55,9 +55,11 @@ class Batch:
             )
 
     def normalize_chunk(self, chunk: torch.Tensor) -> torch.Tensor:
+        """Robot-unit chunk -> the flow's normalized target."""
         return (chunk - self.shift) / self.scale
 
     def denormalize_chunk(self, x: torch.Tensor) -> torch.Tensor:
+        """Normalized chunk -> robot units."""
         return x * self.scale + self.shift
 
     def positions(self, runs: int, length: int) -> torch.Tensor:
@@ -67,6 +69,7 @@ class Batch:
         return torch.minimum(start[:, None] + torch.arange(length)[None, :], self.ds.ep_end[start][:, None]).flatten()
 
     def sample(self, idx: torch.Tensor) -> Dict[str, torch.Tensor]:
+        """Memory indices, normalized chunk, raw chunk and end label of the frames `idx`."""
         ds = self.ds
         anchor, win, mask = ds.memory_indices(idx)
         chunk = ds.chunk(idx, self.horizon)

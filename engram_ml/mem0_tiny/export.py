@@ -246,11 +246,13 @@ def gaussian_noise(n: int, seed: int) -> np.ndarray:
 
 
 def parity_images(d: Dims, step: int) -> np.ndarray:
+    """The deterministic parity images of `step`, flat over [C, 3, H, W]."""
     i = np.arange(d.cameras * 3 * d.height * d.width, dtype=np.float64)
     return (np.sin(0.37 * i + 1.3 * step) * 0.9).astype(np.float32)
 
 
 def parity_state(mean: Sequence[float], std: Sequence[float], step: int) -> np.ndarray:
+    """The deterministic parity state of `step`, robot units."""
     k = np.arange(len(mean), dtype=np.float64)
     return (np.asarray(mean) + np.asarray(std) * np.sin(0.5 * k + step) * 0.5).astype(np.float32)
 

@@ -49,10 +49,13 @@ class Dims:
     perception_dim: int = 32
 
     def as_dict(self) -> Dict[str, Any]:
+        """The sizes as plain data (checkpoints and manifests keep them)."""
         return asdict(self)
 
 
 class Encoder(nn.Module):
+    """The end-to-end encoder (conv + keypoints + state; text embedding): encoder.onnx."""
+
     def __init__(self, d: Dims) -> None:
         super().__init__()
         self.d = d
@@ -149,6 +152,7 @@ class PerceptionEncoder(nn.Module):
         self.text = nn.Linear(d.feature_dim, d.feature_dim)
 
     def fused(self, perception: torch.Tensor, state: torch.Tensor) -> torch.Tensor:
+        """Perception feature + normalized state -> image feature (what the memory stores)."""
         return self.norm(self.fuse(torch.cat([perception, state], dim=-1)))
 
     def forward(
@@ -189,6 +193,8 @@ class Block(nn.Module):
 
 
 class Memory(nn.Module):
+    """Learned queries over [anchor; window; current] with masks: memory.onnx."""
+
     def __init__(self, d: Dims) -> None:
         super().__init__()
         f = d.feature_dim
@@ -224,6 +230,8 @@ class Memory(nn.Module):
 
 
 class Classifier(nn.Module):
+    """Summary -> subtask-end logit: classifier.onnx."""
+
     def __init__(self, d: Dims) -> None:
         super().__init__()
         self.net = nn.Sequential(nn.Linear(d.summary_tokens * d.feature_dim, 64), nn.ReLU(), nn.Linear(64, 1))
@@ -233,6 +241,8 @@ class Classifier(nn.Module):
 
 
 class ActionHead(nn.Module):
+    """Flow-matching velocity of the action chunk: action_head.onnx."""
+
     def __init__(self, d: Dims) -> None:
         super().__init__()
         self.d = d

@@ -125,6 +125,7 @@ class Data:
         return torch.from_numpy(np.load(self.stems[k] + ".images.npy"))
 
     def aux_targets(self, idx: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+        """Normalized block position [B, 3] and held flag [B] of the frames `idx`."""
         a = self.aux[idx]
         return (a[:, :3] - AUX_CENTRE) * AUX_SCALE, a[:, 3]
 

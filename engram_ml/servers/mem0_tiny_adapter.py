@@ -66,6 +66,7 @@ class Mem0TinyAdapter:
         self.reset(0, 0, "M(n)")
 
     def metadata(self) -> Dict[str, Any]:
+        """The metadata frame: the manifest's cameras, image, layouts, sizes and rates."""
         m = self.m
         return {
             "name": m["name"],
@@ -81,12 +82,14 @@ class Mem0TinyAdapter:
         }
 
     def reset(self, seed: int, episode: int, complexity: str) -> None:
+        """A new episode: memory cleared, `seed` drives the chunk noise, M(1) keeps memory across ends."""
         self.seed, self.chunk_index, self.positives = int(seed), 0, 0
         self.memory.clear()
         self.tokens, self.last = None, None
         self.keep_memory_on_end = complexity == "M(1)"
 
     def set_instruction(self, text: str) -> None:
+        """Tokens of `text` (ValueError for text outside the closed vocabulary)."""
         tok = self.m["tokenizer"]
         ids = next((v for k, v in tok["vocabulary"].items() if _canonical(k) == _canonical(text)), None)
         if ids is None:
@@ -97,6 +100,7 @@ class Mem0TinyAdapter:
 
     @torch.no_grad()
     def observe(self, images: Mapping[str, np.ndarray], state: np.ndarray) -> Tuple[float, bool]:
+        """One tick: memory write, classifier logit and whether the debounce declares a subtask end."""
         m, d = self.m, self.d
         if self.tokens is None:
             raise ValueError("observe before an instruction was set (set_instruction)")
@@ -127,6 +131,7 @@ class Mem0TinyAdapter:
 
     @torch.no_grad()
     def act(self) -> np.ndarray:
+        """A chunk [H, A] float32 in robot units from the last observe's summary (seeded flow noise)."""
         m, d = self.m, self.d
         if self.last is None:
             raise ValueError("act before observe (no memory summary yet)")
