@@ -2,7 +2,11 @@
 # Installs what the test suite needs besides `npm ci`, so that `npm test` skips only the tests that
 # need ROS 2 (README: `bash scripts/install-test-deps.sh && npm ci && npm test`; .ci/run calls it):
 #   Debian packages for /usr/bin/python3: h5py + Pillow (read the HDF5 export as RoboTwin does),
-#     torch, websockets, msgpack, onnx, yaml (servers/policy_server.py), pytest (servers/, training/)
+#     torch, websockets, msgpack, onnx, yaml (the engram_ml package: policy server, training), pytest,
+#     setuptools + wheel (to install engram_ml without PyPI)
+#   .venv: the project venv (scripts/python.sh, src/policy/remote/python.ts find it): /usr/bin/python3
+#     with --system-site-packages (Debian's torch and the rest) and engram_ml installed editable
+#     (pyproject.toml; no PyPI), so `python -m engram_ml` works from any directory
 #   ffmpeg + ffprobe (LeRobot export videos), openssl (the wss:// test's certificate),
 #     chromium (renders report.html headless, as a person opens it)
 #   Slurm (slurm-wlm, munge) and a one-node cluster on this machine (launch/slurm/single-node.sh)
@@ -44,6 +48,8 @@ need_module onnx python3-onnx
 need_module yaml python3-yaml
 need_module pytest python3-pytest
 need_module ensurepip python3-venv
+need_module setuptools python3-setuptools
+need_module wheel python3-wheel
 need_command ffmpeg ffmpeg
 need_command ffprobe ffmpeg
 need_command openssl openssl
@@ -58,6 +64,14 @@ fi
 venv_ok() { # <dir> <import line>
   "$1/bin/python" -c "import $2" 2> /dev/null
 }
+ROOT=$PWD
+project_venv_ok() { # .venv imports torch and this checkout's engram_ml from any directory
+  [[ -x .venv/bin/python ]] || return 1
+  local where
+  where=$(cd / && "$ROOT/.venv/bin/python" -c "import torch, engram_ml; print(engram_ml.__file__)" 2> /dev/null) \
+    || return 1
+  [[ $where == "$ROOT/engram_ml/__init__.py" ]]
+}
 slurm_node_up() {
   sinfo -h -o %t 2> /dev/null | grep -Eq 'idle|mix|alloc'
 }
@@ -66,6 +80,7 @@ OPENPI_IMPORTS="openpi_client.websocket_client_policy"
 if $check_only; then
   venv_ok .ci/venv "$VENV_IMPORTS" || missing+=(".ci/venv")
   venv_ok .ci/openpi-venv "$OPENPI_IMPORTS" || missing+=(".ci/openpi-venv")
+  project_venv_ok || missing+=(".venv")
   [[ -n ${ENGRAM_NO_SLURM:-} ]] || slurm_node_up || missing+=("a running Slurm node")
   if [[ ${#missing[@]} -gt 0 ]]; then
     echo "install-test-deps --check: missing: $(printf '%s\n' "${missing[@]}" | sort -u | paste -sd, -)" >&2
@@ -101,6 +116,18 @@ venv() {
 venv .ci/venv "$VENV_IMPORTS" mcap mcap-ros2-support pyarrow
 # typing_extensions: openpi-client imports it without declaring it.
 venv .ci/openpi-venv "$OPENPI_IMPORTS" openpi-client typing_extensions
+
+if project_venv_ok; then
+  echo "install-test-deps: .venv present (engram_ml from this checkout)"
+else
+  echo "install-test-deps: creating .venv (/usr/bin/python3 --system-site-packages, engram_ml editable)"
+  /usr/bin/python3 -m venv --clear --system-site-packages .venv
+  .venv/bin/python -m pip install -q --no-deps --no-build-isolation --no-index -e .
+  if ! project_venv_ok; then
+    echo "install-test-deps: .venv cannot import torch and engram_ml from this checkout" >&2
+    exit 1
+  fi
+fi
 
 if [[ -n ${ENGRAM_NO_SLURM:-} ]]; then
   echo "install-test-deps: ENGRAM_NO_SLURM set: no Slurm (test/launch/slurmArray.test.ts will skip)"

@@ -1,7 +1,7 @@
 /**
  * Remote-policy bench section (issue 13): Put Back Block episodes on the sim twin
  * (launch/sim-x-one.yaml: X-One, 3 cameras at 128x96) until at least 400 control steps have run,
- * mem0-tiny served by servers/policy_server.py over the `mem0` protocol with 150 ms added to every
+ * mem0-tiny served by `python -m engram_ml serve` over the `mem0` protocol with 150 ms added to every
  * reply, the control loop at 10 Hz paced on the wall clock (runTrial's `wallPaced`: the twin stays
  * lock-step and deterministic, the policy's round trips cost wall time as on hardware). Each
  * episode's tick clock starts once its first chunk is in (`first_chunk_ms`, the arm at rest until
@@ -10,18 +10,18 @@
  *   npm run bench -- remote
  *
  * starts the server itself on the shipped policies/mem0-tiny (its weights rebuilt into a torch
- * checkpoint by training/mem0_tiny/import_bundle.py). ENGRAM_REMOTE_BENCH_DELAY_MS (default 150),
+ * checkpoint by `python -m engram_ml import-bundle`). ENGRAM_REMOTE_BENCH_DELAY_MS (default 150),
  * ENGRAM_REMOTE_BENCH_SEED (first seed, default 1000), ENGRAM_REMOTE_BENCH_STEPS (default 400; also
  * each episode's step limit). Against a server already running elsewhere (its latency is whatever it
  * is): ENGRAM_REMOTE_BENCH_URL=ws://gpu-host:8765 (and ENGRAM_REMOTE_BENCH_BUNDLE, default policies/mem0-remote).
  */
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadRunConfig } from "../config/loaders.js";
 import { percentile } from "../observe/stats.js";
-import { pythonServerMissing, SERVER_PYTHON, startPolicyServer, type LocalServer } from "../policy/remote/localServer.js";
+import { pythonServerMissing, startPolicyServer, type LocalServer } from "../policy/remote/localServer.js";
+import { runEngramMl } from "../policy/remote/python.js";
 import { RemotePolicy } from "../policy/remote/RemotePolicy.js";
 import { loadRobotProfile } from "../robot/loadRobotProfile.js";
 import { runTrial } from "./runTrial.js";
@@ -43,8 +43,8 @@ function intEnv(name: string, fallback: number): number {
 /** Rebuilds a torch checkpoint from the shipped ONNX bundle and serves it with `delayMs` added per reply. */
 async function startShippedServer(dir: string, delayMs: number): Promise<LocalServer> {
   const ckpt = join(dir, "mem0-tiny.pt");
-  const r = spawnSync(SERVER_PYTHON, ["training/mem0_tiny/import_bundle.py", "policies/mem0-tiny", ckpt, join(dir, "perception.pt")], { encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`import_bundle.py policies/mem0-tiny failed: ${r.stderr.trim()}`);
+  const r = runEngramMl(["import-bundle", "policies/mem0-tiny", ckpt, join(dir, "perception.pt")]);
+  if (r.status !== 0) throw new Error(`engram_ml import-bundle policies/mem0-tiny failed: ${r.stderr.trim()}`);
   return startPolicyServer(["--checkpoint", ckpt, "--port", "0", "--delay-ms", String(delayMs), "--threads", "1"]);
 }
 
@@ -59,7 +59,7 @@ export async function bench(): Promise<Record<string, unknown>> {
   try {
     if (!url) {
       const missing = pythonServerMissing(["onnx"]);
-      if (missing) return { skipped: `${missing}; or set ENGRAM_REMOTE_BENCH_URL to a running servers/policy_server.py` };
+      if (missing) return { skipped: `${missing}; or set ENGRAM_REMOTE_BENCH_URL to a running policy server (python -m engram_ml serve)` };
       delayMs = intEnv("ENGRAM_REMOTE_BENCH_DELAY_MS", 150);
       server = await startShippedServer(dir, delayMs);
       url = server.url;

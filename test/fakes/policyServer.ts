@@ -1,5 +1,5 @@
 /**
- * Stands for a mem0 policy server (servers/policy_server.py) whose faults a test scripts: a real
+ * Stands for a mem0 policy server (`python -m engram_ml serve`) whose faults a test scripts: a real
  * websocket server (ws) speaking the real framing (src/policy/remote/wire.ts). Its nominal policy
  * holds still: observe answers logit -5, act answers H rows of the last observed state (the
  * bundle's action layout equals its state layout). `fault(op, n)` picks the reply to the n-th call

@@ -1,7 +1,8 @@
-"""A scripted adapter for servers/policy_server.py (`--adapter endingAdapter:create`, PYTHONPATH=test/policy):
+"""A scripted adapter for `python -m engram_ml serve --adapter endingAdapter:create` (PYTHONPATH=test/policy):
 the metadata of test/policy/remoteBundle.ts, a subtask end declared at every `end_every`-th observation,
 and chunks whose value is (observations so far) + (act calls so far) / 100, so a test can tell which
 observation a chunk came from and how many chunks the server computed."""
+
 import numpy as np
 
 
@@ -11,10 +12,17 @@ class EndingAdapter:
         self.reset(0, 0, "M(n)")
 
     def metadata(self):
-        return {"name": "ending", "cameras": ["head", "left_wrist", "right_wrist"],
-                "image": {"width": 32, "height": 24, "pixel_normalization": {"mean": [0.5] * 3, "std": [0.5] * 3}},
-                "state_layout": "bimanual_16d", "action_layout": "bimanual_16d", "state_dim": 16, "action_dim": 16,
-                "horizon": 8, "control_hz": 10}
+        return {
+            "name": "ending",
+            "cameras": ["head", "left_wrist", "right_wrist"],
+            "image": {"width": 32, "height": 24, "pixel_normalization": {"mean": [0.5] * 3, "std": [0.5] * 3}},
+            "state_layout": "bimanual_16d",
+            "action_layout": "bimanual_16d",
+            "state_dim": 16,
+            "action_dim": 16,
+            "horizon": 8,
+            "control_hz": 10,
+        }
 
     def reset(self, seed, episode, complexity):
         self.observed, self.acts = 0, 0

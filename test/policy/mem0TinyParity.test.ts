@@ -1,6 +1,6 @@
 /**
  * policies/mem0-tiny (trained in PyTorch, training/mem0_tiny/) on onnxruntime-node against the values
- * torch computed at export (parity.json, written by training/mem0_tiny/export.py): each model file on
+ * torch computed at export (parity.json, written by `python -m engram_ml export`): each model file on
  * its own, then the whole Mem0Policy observe/observe/observe/act path (anchor, window, flow sampling
  * from the runtime's seeded noise, denormalization). Tolerance 1e-4. Runs for the shipped bundle and
  * its ablation variants (policies/mem0-tiny/ablations/*), or for MEM0_TINY_BUNDLE alone.
@@ -27,7 +27,7 @@ interface Parity { instruction: string; seed: number; steps: ParityStep[]; chunk
 
 for (const BUNDLE of BUNDLES) describe(BUNDLE, () => {
   const present = existsSync(join(BUNDLE, "parity.json"));
-  const skip = present ? false : `${BUNDLE}/parity.json absent: export a bundle with training/mem0_tiny/export.py`;
+  const skip = present ? false : `${BUNDLE}/parity.json absent: export a bundle with python -m engram_ml export`;
   let parity: Parity;
   let bundle: Mem0Bundle;
   let m: PolicyManifest;

@@ -1,5 +1,5 @@
 /**
- * servers/policy_server.py from the other side of the wire: openpi's own client (`openpi-client`
+ * `python -m engram_ml serve` from the other side of the wire: openpi's own client (`openpi-client`
  * from PyPI, in the venv `.ci/run` creates: .ci/openpi-venv, or $ENGRAM_OPENPI_PYTHON) reads the
  * metadata frame and gets `infer` chunks, as a pi0 deploy script would. (The reverse, Engram's
  * openpi client against openpi's WebsocketPolicyServer, was checked by hand: see docs/remote-policy.md.)
@@ -31,7 +31,7 @@ print(json.dumps({"name": meta["name"], "horizon": meta["horizon"], "action_dim"
                   "actions": [[list(r["actions"].shape), str(r["actions"].dtype), bool(np.isfinite(r["actions"]).all())] for r in replies]}))
 `;
 
-test("openpi's own client (PyPI openpi-client) reads the metadata and gets infer chunks from policy_server.py", { skip: missing ?? false, timeout: 60_000 }, () => {
+test("openpi's own client (PyPI openpi-client) reads the metadata and gets infer chunks from engram_ml serve", { skip: missing ?? false, timeout: 60_000 }, () => {
   const url = new URL(server!.url);
   const out = JSON.parse(runPython(OPENPI_PYTHON, CLIENT, [url.hostname, url.port]).trim().split("\n").pop()!) as { name: string; horizon: number; action_dim: number; actions: [number[], string, boolean][] };
   assert.equal(out.horizon, 8);

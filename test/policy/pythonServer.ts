@@ -1,14 +1,15 @@
 /**
- * Starts the Python reference policy server (servers/policy_server.py, Debian's /usr/bin/python3
- * with python3-torch, -websockets, -msgpack) on a free port for a test, with a tiny randomly
- * initialised mem0-tiny checkpoint (tinyMem0Checkpoint.py) exported to an ONNX bundle by
- * training/mem0_tiny/export.py, so the test can run the same weights in process.
+ * Starts the Python reference policy server (`python -m engram_ml serve` on the project's Python:
+ * src/policy/remote/python.ts) on a free port for a test, with a tiny randomly initialised mem0-tiny
+ * checkpoint (engram_ml.mem0_tiny.tiny_checkpoint) exported to an ONNX bundle by `engram_ml export`,
+ * so the test can run the same weights in process.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pythonServerMissing as missingModules, SERVER_PYTHON as PY, startPolicyServer, type LocalServer } from "../../src/policy/remote/localServer.js";
+import { pythonServerMissing as missingModules, startPolicyServer, type LocalServer } from "../../src/policy/remote/localServer.js";
+import { projectPython, pythonOptions } from "../../src/policy/remote/python.js";
 
 /** Why the server (and the ONNX export the tests compare with) cannot run here, or null. */
 export const pythonServerMissing = (): string | null => missingModules(["onnx"]);
@@ -27,11 +28,11 @@ export interface TinyServer {
 export async function startTinyServer(extra: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<TinyServer> {
   const dir = mkdtempSync(join(tmpdir(), "engram-pyserver-"));
   const run = (args: string[]) => {
-    const r = spawnSync(PY, args, { encoding: "utf8" });
-    if (r.status !== 0) throw new Error(`${PY} ${args.join(" ")} failed: ${r.stderr}`);
+    const r = spawnSync(projectPython(), args, { ...pythonOptions(), encoding: "utf8" });
+    if (r.status !== 0) throw new Error(`${projectPython()} ${args.join(" ")} failed: ${r.stderr}`);
   };
-  run(["test/policy/tinyMem0Checkpoint.py", "policies/mem0-tiny/policy.yaml", join(dir, "tiny.pt")]);
-  run(["training/mem0_tiny/export.py", join(dir, "tiny.pt"), join(dir, "bundle"), "--name", "tiny-parity"]);
+  run(["-m", "engram_ml.mem0_tiny.tiny_checkpoint", "policies/mem0-tiny/policy.yaml", join(dir, "tiny.pt")]);
+  run(["-m", "engram_ml", "export", join(dir, "tiny.pt"), join(dir, "bundle"), "--name", "tiny-parity"]);
   const server = await startPolicyServer(["--checkpoint", join(dir, "tiny.pt"), "--port", "0", ...extra], env).catch((err: unknown) => {
     rmSync(dir, { recursive: true, force: true });
     throw err;

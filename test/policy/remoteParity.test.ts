@@ -1,12 +1,11 @@
 /**
  * Parity across the wire (issue 13): a closed-loop twin episode where mem0-tiny is served by the
- * Python reference server (servers/policy_server.py, torch, `mem0` protocol) and, on the very same
+ * Python reference server (`python -m engram_ml serve`, torch, `mem0` protocol) and, on the very same
  * observations, run in process from its ONNX export (Mem0Policy). Same seed: every classifier logit
  * and every chunk agree within 1e-3. The weights are a tiny random init built by the test (the real
  * checkpoints are not in git); the server starts from the test.
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,7 +13,8 @@ import { after, before, test } from "node:test";
 import { loadRunConfig } from "../../src/config/loaders.js";
 import { loadMem0Policy, type Mem0Policy } from "../../src/policy/mem0/Mem0Policy.js";
 import { loadRemotePolicy } from "../../src/policy/remote/definition.js";
-import { SERVER_PYTHON, startPolicyServer } from "../../src/policy/remote/localServer.js";
+import { startPolicyServer } from "../../src/policy/remote/localServer.js";
+import { runEngramMl } from "../../src/policy/remote/python.js";
 import type { ActionChunk, EpisodeInfo, ObserveResult, Policy, PreparedObservation } from "../../src/policy/types.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
 import { runTrial } from "../../src/trial/runTrial.js";
@@ -120,10 +120,10 @@ test("token: the server refuses a client without the right Api-Key, and serves o
   }
 });
 
-test("the shipped mem0-tiny, imported (import_bundle.py) and served: same chunk as in process, flow noise scale included", { skip: missing ?? false, timeout: 120_000 }, async () => {
+test("the shipped mem0-tiny, imported (engram_ml import-bundle) and served: same chunk as in process, flow noise scale included", { skip: missing ?? false, timeout: 120_000 }, async () => {
   // The shipped bundle samples its flow with flow_noise_scale 0; a server that fell back to 1 sent chunks 4e-2 rad away.
   const dir = mkdtempSync(join(tmpdir(), "engram-shipped-"));
-  const imported = spawnSync(SERVER_PYTHON, ["training/mem0_tiny/import_bundle.py", "policies/mem0-tiny", join(dir, "m.pt"), join(dir, "p.pt")], { encoding: "utf8" });
+  const imported = runEngramMl(["import-bundle", "policies/mem0-tiny", join(dir, "m.pt"), join(dir, "p.pt")]);
   assert.equal(imported.status, 0, imported.stderr);
   const shipped = await startPolicyServer(["--checkpoint", join(dir, "m.pt"), "--port", "0", "--threads", "1"]);
   const bundle = writeRemoteBundle(shipped.url, { image: { width: 128, height: 96, pixel_normalization: { mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5] } } });
@@ -152,7 +152,7 @@ test("the shipped mem0-tiny, imported (import_bundle.py) and served: same chunk 
 test("server start-up errors name the checkpoint: missing file, or a file that is not a mem0-tiny checkpoint", { skip: missing ?? false, timeout: 60_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), "engram-badckpt-"));
   try {
-    const start = (ckpt: string) => spawnSync(SERVER_PYTHON, ["servers/policy_server.py", "--checkpoint", ckpt, "--port", "0"], { encoding: "utf8" });
+    const start = (ckpt: string) => runEngramMl(["serve", "--checkpoint", ckpt, "--port", "0"]);
     const gone = start(join(dir, "nope.pt"));
     assert.notEqual(gone.status, 0);
     assert.match(gone.stderr, /--checkpoint .*nope\.pt: no such file/);

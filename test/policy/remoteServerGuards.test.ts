@@ -1,10 +1,10 @@
 /**
- * The Python reference server (servers/policy_server.py) against hostile or careless clients
+ * The Python reference server (`python -m engram_ml serve`) against hostile or careless clients
  * (issue 27), driven over real sockets from here: a second client is refused at once ("busy"), an
  * oversized frame and a stalled handshake are dropped quickly, a request that is not a map with a
  * known op (or a field of the wrong type, bytes for `text`) gets a short refusal, an unexpected
  * exception reaches the client without a traceback or server paths, a wrong token gets HTTP 401.
- * Skips where /usr/bin/python3 lacks torch, websockets, msgpack or yaml.
+ * Skips where the project's Python (src/policy/remote/python.ts) lacks torch, websockets, msgpack or yaml.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -14,7 +14,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import WebSocket from "ws";
-import { pythonServerMissing, SERVER_PYTHON, startPolicyServer } from "../../src/policy/remote/localServer.js";
+import { pythonServerMissing, startPolicyServer } from "../../src/policy/remote/localServer.js";
+import { projectPython, pythonOptions } from "../../src/policy/remote/python.js";
 import type { LocalServer } from "../../src/policy/remote/localServer.js";
 import { PolicyConnection } from "../../src/policy/remote/PolicyConnection.js";
 import { decodeFrame, encodeFrame, f32Array, type WireValue } from "../../src/policy/remote/wire.js";
@@ -29,9 +30,9 @@ before(async () => {
   if (missing) return;
   dir = mkdtempSync(join(tmpdir(), "engram-server-guards-"));
   const checkpoint = join(dir, "tiny.pt");
-  const args = ["test/policy/tinyMem0Checkpoint.py", "policies/mem0-tiny/policy.yaml", checkpoint];
-  const r = spawnSync(SERVER_PYTHON, args, { encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`tinyMem0Checkpoint.py failed: ${r.stderr}`);
+  const args = ["-m", "engram_ml.mem0_tiny.tiny_checkpoint", "policies/mem0-tiny/policy.yaml", checkpoint];
+  const r = spawnSync(projectPython(), args, { ...pythonOptions(), encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`engram_ml.mem0_tiny.tiny_checkpoint failed: ${r.stderr}`);
   server = await startPolicyServer([
     "--checkpoint", checkpoint, "--port", "0", "--token-env", "ENGRAM_TEST_POLICY_TOKEN",
     "--max-frame-mb", "1", "--open-timeout-s", "1",

@@ -1,6 +1,6 @@
 /**
  * A declared subtask end over the `mem0` protocol (issue 13): the runtime drops the running chunk at
- * an end and needs the next one on that tick. On an M(1) task the Python server (servers/policy_server.py,
+ * an end and needs the next one on that tick. On an M(1) task the Python server (`engram_ml serve`,
  * with the scripted test/policy/endingAdapter.py) sends that chunk with the observe reply that declares
  * the end, so the switch costs no extra round trip; on M(n) the instruction changes first, so the
  * client asks for it after the planner.

@@ -21,7 +21,7 @@ import { getLayout, toPolicyVector } from "../../src/robot/layout.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
 import { decode } from "../../src/msgs/codec.js";
 import { runTrial } from "../../src/trial/runTrial.js";
-import { missingPython, runPython } from "./externalTools.js";
+import { missingPython, PROJECT_PYTHON, runPython } from "./externalTools.js";
 
 const dir = mkdtempSync(join(tmpdir(), "engram-export-test-"));
 const runDir = join(dir, "run");
@@ -77,9 +77,9 @@ test("export writes RoboTwin's layout with our extras beside it, readable back",
 });
 
 test("h5py reads the export as RoboTwin's ACT process_data.py does, JPEG frames decode", (t) => {
-  const missing = missingPython("/usr/bin/python3", ["h5py", "numpy"]);
+  const missing = missingPython(PROJECT_PYTHON, ["h5py", "numpy"]);
   if (missing) { t.skip(missing); return; }
-  if (missingPython("/usr/bin/python3", ["cv2"]) && missingPython("/usr/bin/python3", ["PIL"])) { t.skip("neither OpenCV nor Pillow for /usr/bin/python3 (apt install python3-pil)"); return; }
+  if (missingPython(PROJECT_PYTHON, ["cv2"]) && missingPython(PROJECT_PYTHON, ["PIL"])) { t.skip("neither OpenCV nor Pillow for the project's Python (apt install python3-pil)"); return; }
   // The reads of process_data.py's load_hdf5 and data_transform, with cv2.imdecode (or Pillow when OpenCV is absent).
   const script = `
 import h5py, io, json, sys
@@ -104,7 +104,7 @@ print(json.dumps({
     "nonblank": all(float(img.std()) > 1 for img in frames.values()), "quat_norm": float(np.linalg.norm(endpose[0, 3:])),
 }))
 `;
-  const out = JSON.parse(runPython("/usr/bin/python3", script, [join(dir, "hdf5", "data", "episode0.hdf5")])) as {
+  const out = JSON.parse(runPython(PROJECT_PYTHON, script, [join(dir, "hdf5", "data", "episode0.hdf5")])) as {
     T: number; left_arm: number[]; state: number[]; rgb_dtype: string; decoded: Record<string, number[]>; nonblank: boolean; quat_norm: number;
   };
   assert.ok(out.T >= STEPS);

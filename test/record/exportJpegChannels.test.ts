@@ -22,7 +22,7 @@ import { swapRedBlue } from "../../src/record/roboTwinJpeg.js";
 import { recordEpisodes } from "../../src/record/teleop/recordSession.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
 import { convertEpisode } from "../../training/mem0_tiny/hdf5ToNpy.js";
-import { missingPython, runPython } from "./externalTools.js";
+import { missingPython, PROJECT_PYTHON, runPython } from "./externalTools.js";
 
 const dir = mkdtempSync(join(tmpdir(), "engram-export-jpeg-test-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -101,13 +101,13 @@ print(json.dumps(out))
 
 for (const format of RECORDINGS) {
   test(`${format} cameras: cv2.imdecode of the export gives the recorded RGB frames, true colour does not`, (t) => {
-    const missing = missingPython("/usr/bin/python3", ["h5py", "numpy", "PIL"]);
+    const missing = missingPython(PROJECT_PYTHON, ["h5py", "numpy", "PIL"]);
     if (missing) { t.skip(missing); return; }
     const outDir = join(dir, format);
     const file = join(outDir, "hdf5", "data", "episode0.hdf5");
     type Errors = { attr: string } & Record<string, { as_rgb: number; true_colour: number }>;
     const args = [file, outDir, JSON.stringify(shapes[format])];
-    const out = JSON.parse(runPython("/usr/bin/python3", SCRIPT, args)) as Errors;
+    const out = JSON.parse(runPython(PROJECT_PYTHON, SCRIPT, args)) as Errors;
     const keys = Object.keys(shapes[format]!);
     assert.equal(keys.length, FRAMES.length * profile.cameras.length, `frames compared: ${keys.join(", ")}`);
     for (const key of keys) {

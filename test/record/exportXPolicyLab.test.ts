@@ -21,7 +21,7 @@ import { readRecordedEpisode } from "../../src/record/replayEpisode.js";
 import { recordEpisodes } from "../../src/record/teleop/recordSession.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
 import { toPolicyVector } from "../../src/robot/layout.js";
-import { missingPython, runPython } from "./externalTools.js";
+import { missingPython, PROJECT_PYTHON, runPython } from "./externalTools.js";
 
 const dir = mkdtempSync(join(tmpdir(), "engram-xpolicylab-test-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -77,10 +77,10 @@ test("xpolicylab export: actions are the recorded commands, states the measured 
 });
 
 test("h5py reads the layout XPolicyLab's loaders need: keys, dtypes, shapes, frequency, robot type, JPEGs", (t) => {
-  const missing = missingPython("/usr/bin/python3", ["h5py", "numpy"]);
+  const missing = missingPython(PROJECT_PYTHON, ["h5py", "numpy"]);
   if (missing) { t.skip(missing); return; }
-  if (missingPython("/usr/bin/python3", ["cv2"]) && missingPython("/usr/bin/python3", ["PIL"])) {
-    t.skip("neither OpenCV nor Pillow for /usr/bin/python3");
+  if (missingPython(PROJECT_PYTHON, ["cv2"]) && missingPython(PROJECT_PYTHON, ["PIL"])) {
+    t.skip("neither OpenCV nor Pillow for the project's Python");
     return;
   }
   const script = `
@@ -117,7 +117,7 @@ for path in sys.argv[1:]:
 print(json.dumps(res))
 `;
   const files = ["episode_0000000.hdf5", "episode_0000001.hdf5"].map((n) => join(out, "data", n));
-  const eps = JSON.parse(runPython("/usr/bin/python3", script, files)) as Array<Record<string, any>>;
+  const eps = JSON.parse(runPython(PROJECT_PYTHON, script, files)) as Array<Record<string, any>>;
   assert.equal(eps.length, 2);
   for (const [i, e] of eps.entries()) {
     const T = e.T as number;

@@ -1,15 +1,19 @@
 /**
  * The independent readers the export and recording tests hand files to (not a test itself):
- * PyPI packages in the venv scripts/install-test-deps.sh creates (`.ci/venv`, or $ENGRAM_PYTHON),
- * Debian's h5py for /usr/bin/python3, and Debian's ffprobe. Each returns null when present, else
+ * PyPI packages in the venv scripts/install-test-deps.sh creates (`.ci/venv`, or $ENGRAM_VENV_PYTHON),
+ * Debian's h5py for the project's Python (src/policy/remote/python.ts), and Debian's ffprobe. Each returns null when present, else
  * why it is missing (the caller skips with that reason).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import { projectPython } from "../../src/policy/remote/python.js";
 
 /** The venv's python (PyPI mcap, mcap-ros2-support, pyarrow). */
-export const VENV_PYTHON = process.env.ENGRAM_PYTHON ?? resolve(".ci/venv/bin/python");
+export const VENV_PYTHON = process.env.ENGRAM_VENV_PYTHON ?? resolve(".ci/venv/bin/python");
+
+/** The project's Python (Debian's h5py, numpy, Pillow through its system packages). */
+export const PROJECT_PYTHON = projectPython();
 
 /** null when `python -c "import <modules>"` works, else the reason. */
 export function missingPython(python: string, modules: string[]): string | null {

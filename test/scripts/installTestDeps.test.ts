@@ -59,17 +59,18 @@ test("install-test-deps --check names what is missing, installs nothing; bad fla
   assert.match(bad.out, /usage: bash scripts\/install-test-deps\.sh \[--check\] \(got '--install-everything'\)/);
 });
 
-test("test-python.sh: no test_*.py passes, saying so; a failing test fails it, a passing one passes", () => {
-  const script = bareCheckout("test-python.sh", ["servers", "training"]);
+test("test-python.sh: no test_*.py in engram_ml/ fails; a failing test fails it, a passing one passes", () => {
+  const script = bareCheckout("test-python.sh", ["engram_ml"]);
+  copyFileSync(join("scripts", "python.sh"), join(script, "..", "python.sh"));
   const root = join(script, "../..");
   const none = bash(script, []);
-  assert.equal(none.status, 0, none.out);
-  assert.match(none.out, /no test_\*\.py under servers\/ or training\//);
-  writeFileSync(join(root, "training", "test_probe.py"), "def test_sum():\n    assert 1 + 1 == 3\n");
+  assert.equal(none.status, 1, none.out);
+  assert.match(none.out, /no test_\*\.py under engram_ml\//);
+  writeFileSync(join(root, "engram_ml", "test_probe.py"), "def test_sum():\n    assert 1 + 1 == 3\n");
   const failing = bash(script, []);
   assert.equal(failing.status, 1, failing.out);
   assert.match(failing.out, /1 failed/);
-  writeFileSync(join(root, "training", "test_probe.py"), "def test_sum():\n    assert 1 + 1 == 2\n");
+  writeFileSync(join(root, "engram_ml", "test_probe.py"), "def test_sum():\n    assert 1 + 1 == 2\n");
   const passing = bash(script, []);
   assert.equal(passing.status, 0, passing.out);
   assert.match(passing.out, /1 passed/);

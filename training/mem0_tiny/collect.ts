@@ -8,7 +8,7 @@
  * scheduler asks for is the expert's with probability --beta, else the policy's (beta 1: expert
  * demonstrations through the runtime; beta 0: pure policy rollouts, labelled by the oracle).
  *
- * Per episode `<out>/<name>-<seed>.*` (the layout data.py reads, plus labels):
+ * Per episode `<out>/<name>-<seed>.*` (the layout engram_ml/mem0_tiny/train.py reads, plus labels):
  *   images.npy uint8 [T, C, H, W, 3]   state.npy float32 [T, 16]   action.npy float32 [T, 16] (label chunk's first target)
  *   label.npy float32 [T, H, 16] (the oracle's chunk, absolute, policy layout)   aux.npy float32 [T, 5] (block x, y, z, held, phase)
  *   json: { task, tmc, instruction, seed, outcome, frames, cameras, width, height, segments: [], subtask_end: [], beta, policy }

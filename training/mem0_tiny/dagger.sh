@@ -9,7 +9,7 @@
 # Iteration 0 (ITER=0) has no policy to roll out: it records expert episodes (BETA=1) and trains the
 # perception stage first (unless $ROOT/runs/perception.pt exists). Data, checkpoints and runs stay under
 # $ROOT (out of git). Without the last iteration's checkpoint, continue from a shipped bundle:
-#   /usr/bin/python3 training/mem0_tiny/import_bundle.py policies/mem0-tiny data/dagger/runs/it1.pt data/dagger/runs/perception.pt
+#   python -m engram_ml import-bundle policies/mem0-tiny data/dagger/runs/it1.pt data/dagger/runs/perception.pt
 #   cp -r policies/mem0-tiny data/dagger/bundles/it1     # then ITER=2 ...
 #
 #   ITER=0 EPISODES=100 bash training/mem0_tiny/dagger.sh          # expert data, perception, first policy
@@ -24,7 +24,8 @@ SEED=${SEED:-$((ITER * 100))}   # training seeds: 0-99 for iteration 0, 100-199 
 PERCEPTION_MIN=${PERCEPTION_MIN:-20}
 POLICY_MIN=${POLICY_MIN:-10}
 EVAL_EPISODES=${EVAL_EPISODES:-20}
-PY=/usr/bin/python3
+source scripts/python.sh
+PY=$(engram_python)
 mkdir -p "$ROOT/runs" "$ROOT/bundles"
 prev=$((ITER - 1))
 if [ "$ITER" = 0 ]; then
@@ -41,13 +42,14 @@ npx tsx training/mem0_tiny/collect.ts --policy "$rollout" --episodes "$EPISODES"
   --out "$ROOT/it$ITER" --name "it$ITER" | tail -1 | tee "$ROOT/runs/collect-it$ITER.json"
 t1=$(date +%s)
 if [ "$ITER" = 0 ] && [ ! -f "$ROOT/runs/perception.pt" ]; then
-  $PY training/mem0_tiny/train_staged.py perception --data "$ROOT/it0" --out "$ROOT/runs/perception.pt" --minutes "$PERCEPTION_MIN" --batch 32 --lr 2e-3
+  "$PY" -m engram_ml train perception --data "$ROOT/it0" --out "$ROOT/runs/perception.pt" --minutes "$PERCEPTION_MIN" \
+    --batch 32 --lr 2e-3
 fi
 init=()
 [ "$ITER" = 0 ] || init=(--init "$ROOT/runs/it$prev.pt")
-$PY training/mem0_tiny/train_staged.py policy --data "$(ls -d "$ROOT"/it* | sort -V | paste -sd, -)" --perception "$ROOT/runs/perception.pt" \
-  "${init[@]}" --out "$ROOT/runs/it$ITER.pt" --minutes "$POLICY_MIN"
-(cd training/mem0_tiny && $PY export.py "$ROOT/runs/it$ITER.pt" "$ROOT/bundles/it$ITER" --name mem0-tiny --noise-scale 0)
+"$PY" -m engram_ml train policy --data "$(ls -d "$ROOT"/it* | sort -V | paste -sd, -)" \
+  --perception "$ROOT/runs/perception.pt" "${init[@]}" --out "$ROOT/runs/it$ITER.pt" --minutes "$POLICY_MIN"
+"$PY" -m engram_ml export "$ROOT/runs/it$ITER.pt" "$ROOT/bundles/it$ITER" --name mem0-tiny --noise-scale 0
 t2=$(date +%s)
 npx tsx src/cli.ts run launch/sim-x-one.yaml --policy "$ROOT/bundles/it$ITER" --task put-back-block --episodes "$EVAL_EPISODES" --seed 1000 \
   --no-record --json --jobs "${JOBS:-2}" --out "$ROOT/runs/eval-it$ITER" | tail -1 > "$ROOT/runs/eval-it$ITER.json"
@@ -57,7 +59,7 @@ const fs = require('fs'), path = require('path');
 const e = require('$ROOT/runs/eval-it$ITER.json'), c = require('$ROOT/runs/collect-it$ITER.json');
 const metas = fs.readdirSync('$ROOT').filter((d) => /^it\d+$/.test(d))
   .flatMap((d) => fs.readdirSync(path.join('$ROOT', d)).filter((f) => f.endsWith('.json') && fs.existsSync(path.join('$ROOT', d, f.replace(/\.json$/, '.label.npy')))).map((f) => require(path.join('$ROOT', d, f))));
-const ckpt = JSON.parse(require('child_process').execFileSync('$PY', ['-c', 'import torch, json; print(json.dumps(torch.load(\"$ROOT/runs/it$ITER.pt\")[\"train\"]))']).toString());
+const ckpt = JSON.parse(require('child_process').execFileSync('$PY', ['-c', 'import json; from engram_ml.mem0_tiny.checkpoint import load_checkpoint; print(json.dumps(load_checkpoint(\"$ROOT/runs/it$ITER.pt\")[\"train\"]))']).toString());
 const line = { iteration: $ITER, beta: $BETA, rollout_successes: c.successes + '/' + c.episodes, episodes_aggregated: metas.length,
   frames: metas.reduce((n, m) => n + m.frames, 0), heldout_success: e.successes + '/' + e.episodes, wilson95: e.wilson95,
   checkpoint_rates: e.checkpoint_rates, collect_s: $((t1 - t0)), train_export_s: $((t2 - t1)), eval_s: $((t3 - t2)),

@@ -16,7 +16,8 @@ EXTRA_EPISODES=${EXTRA_EPISODES:-$EPISODES}
 SEED=${SEED:-1000}
 JOBS=${JOBS:-2}
 OUT=${OUT:-runs/eval}
-PY=/usr/bin/python3
+source scripts/python.sh
+PY=$(engram_python)
 
 # name | run config | bundle | task | episodes
 ROWS="pbb-full|launch/sim-x-one.yaml|policies/mem0-tiny|put-back-block|$EPISODES

@@ -1,6 +1,6 @@
 /**
  * Exported HDF5 episodes (`engram export <run> --format hdf5`) → plain .npy arrays + one JSON per
- * episode, the input of training/mem0_tiny/data.py (Debian's python3 has numpy and torch but no h5py).
+ * episode, the input of engram_ml/mem0_tiny/data.py (Debian's python3 has numpy and torch but no h5py).
  * Images are resized here with the runtime's own preprocessing (src/observe/preprocess.ts: sharp,
  * fill, linear kernel), so training sees the pixels the policy sees at run time.
  *

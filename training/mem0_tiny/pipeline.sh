@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # mem0-tiny end to end: record expert demonstrations on the sim twin, export HDF5, convert to .npy
-# (runtime resize), train (PyTorch, CPU), export the bundle (four ONNX + policy.yaml + parity.json).
+# (runtime resize), train (PyTorch, CPU; `python -m engram_ml train end-to-end`: the earlier recipe, not the
+# shipped bundle's, which dagger.sh runs), export the bundle (four ONNX + policy.yaml + parity.json).
 # Not run by CI. Usage (from the repo root):
 #   npm run train:mem0-tiny                                   # defaults below
 #   EPISODES=50 MINUTES=60 TASKS="put-back-block press-button" npm run train:mem0-tiny
@@ -22,7 +23,8 @@ STATE_NOISE=${STATE_NOISE:-0.06}
 NOISE_SCALE=${NOISE_SCALE:-0}
 VARIANT=${VARIANT:-full}
 DATA=${DATA:-data/mem0-tiny}
-PY=/usr/bin/python3   # Debian's python3-torch + python3-onnx (not the python on PATH)
+source scripts/python.sh
+PY=$(engram_python)   # the project's Python (torch, onnx): scripts/python.sh
 
 case "$VARIANT" in
   full) FLAG=""; OUT=${OUT:-policies/mem0-tiny}; NAME=mem0-tiny ;;
@@ -50,8 +52,8 @@ if [ -z "${SKIP_DATA:-}" ]; then
 fi
 
 tasks_csv=$(echo $TASKS | tr ' ' ',')
-(cd training/mem0_tiny && nice -n 10 $PY train.py --data "../../$DATA/npy" --tasks "$tasks_csv" --minutes "$MINUTES" \
-  --state-noise "$STATE_NOISE" --out "../../runs/mem0-tiny/$VARIANT.pt" $FLAG)
-(cd training/mem0_tiny && $PY export.py "../../runs/mem0-tiny/$VARIANT.pt" "../../$OUT" --name "$NAME" --noise-scale "$NOISE_SCALE")
+nice -n 10 "$PY" -m engram_ml train end-to-end --data "$DATA/npy" --tasks "$tasks_csv" --minutes "$MINUTES" \
+  --state-noise "$STATE_NOISE" --out "runs/mem0-tiny/$VARIANT.pt" $FLAG
+"$PY" -m engram_ml export "runs/mem0-tiny/$VARIANT.pt" "$OUT" --name "$NAME" --noise-scale "$NOISE_SCALE"
 npx tsx src/cli.ts check "$OUT/policy.yaml"
 MEM0_TINY_BUNDLE="$OUT" node --import tsx --test test/policy/mem0TinyParity.test.ts

@@ -1,18 +1,14 @@
 /**
- * Starts the Python reference policy server (servers/policy_server.py) as a child process on this
- * machine, for the remote bench and the tests: Debian's /usr/bin/python3 with python3-torch,
- * -websockets, -msgpack. Resolves once the server prints the URL it serves.
+ * Starts the Python reference policy server (`python -m engram_ml serve`) as a child process on this
+ * machine, for the remote bench and the tests, on the project's Python (python.ts: torch, websockets,
+ * msgpack). Resolves once the server prints the URL it serves.
  */
-import { spawn, spawnSync } from "node:child_process";
-
-export const SERVER_PYTHON = "/usr/bin/python3";
+import { spawn } from "node:child_process";
+import { projectPython, pythonMissing, pythonOptions } from "./python.js";
 
 /** Why the server cannot run here (the missing module, named), or null. `extra` adds modules a caller needs (e.g. onnx). */
 export function pythonServerMissing(extra: string[] = []): string | null {
-  const modules = ["torch", "websockets", "msgpack", "yaml", ...extra];
-  const r = spawnSync(SERVER_PYTHON, ["-c", `import ${modules.join(", ")}`], { encoding: "utf8" });
-  if (r.error) return `${SERVER_PYTHON} cannot run: ${r.error.message}`;
-  return r.status === 0 ? null : `${SERVER_PYTHON} lacks a module the policy server needs (apt: ${modules.map((m) => `python3-${m}`).join(" ")}): ${r.stderr.trim().split("\n").pop()}`;
+  return pythonMissing(["engram_ml", "torch", "websockets", "msgpack", "yaml", ...extra]);
 }
 
 /** A running server. */
@@ -26,15 +22,21 @@ export interface LocalServer {
   stop(): Promise<void>;
 }
 
-/** Runs `servers/policy_server.py <args>` (give `--port 0` for any free port); rejects naming stderr when it exits or stays silent for `startTimeoutMs`. */
+/**
+ * Runs `python -m engram_ml serve <args>` (give `--port 0` for any free port); rejects naming stderr when it
+ * exits or stays silent for `startTimeoutMs`.
+ */
 export function startPolicyServer(args: string[], env: NodeJS.ProcessEnv = {}, startTimeoutMs = 60_000): Promise<LocalServer> {
-  const child = spawn(SERVER_PYTHON, ["servers/policy_server.py", ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+  const python = projectPython();
+  const child = spawn(python, ["-m", "engram_ml", "serve", ...args], {
+    stdio: ["ignore", "pipe", "pipe"], ...pythonOptions(env),
+  });
   let err = "";
   child.stderr.on("data", (d) => { err += String(d); });
   return new Promise<LocalServer>((resolve, reject) => {
     let out = "";
     const timer = setTimeout(() => { child.kill("SIGTERM"); reject(new Error(`policy server did not start within ${startTimeoutMs / 1000} s: ${err}`)); }, startTimeoutMs);
-    child.on("error", (e) => { clearTimeout(timer); reject(new Error(`policy server: ${SERVER_PYTHON}: ${e.message}`)); });
+    child.on("error", (e) => { clearTimeout(timer); reject(new Error(`policy server: ${python}: ${e.message}`)); });
     child.on("exit", (code) => { clearTimeout(timer); reject(new Error(`policy server exited (${code}) before serving: ${err.trim()}`)); });
     child.stdout.on("data", (d) => {
       out += String(d);

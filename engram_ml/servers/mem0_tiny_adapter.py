@@ -1,21 +1,25 @@
-"""Adapter for mem0-tiny checkpoints (training/mem0_tiny/train.py): the same torch modules as
-training (model.py via export.py's load()) driven exactly as src/policy/mem0/Mem0Policy.ts drives
-the exported ONNX files: closed-vocabulary tokens, state normalization, anchor + sliding window,
-classifier debounce, flow matching from the runtime's seeded noise, denormalization.
+"""Adapter for mem0-tiny checkpoints (engram_ml.mem0_tiny.train): the same torch modules as training
+(model.py via export.py's load()) driven exactly as src/policy/mem0/Mem0Policy.ts drives the
+exported ONNX files: closed-vocabulary tokens, state normalization, anchor + sliding window
+(engram_ml.memory.mem0, the rule the runtime and the training data share), classifier debounce,
+flow matching from the runtime's seeded noise, denormalization.
 
 The adapter contract (docs/remote-policy.md): metadata, reset, set_instruction, observe, act, infer.
 """
+
 import math
-import os
-import sys
+from typing import Any, Dict, Mapping, Optional, Tuple
 
 import numpy as np
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "training", "mem0_tiny"))
-from export import chunk_seed, gaussian_noise, load, manifest  # noqa: E402  (training's own code)
+from engram_ml.mem0_tiny.export import chunk_seed, gaussian_noise, load, manifest
+from engram_ml.memory.mem0 import Mem0Memory
 
-BIMANUAL_16D = [f"{arm}_joint{i + 1}" for arm in ("left", "right") for i in range(7)] + ["left_gripper", "right_gripper"]
+BIMANUAL_16D = [f"{arm}_joint{i + 1}" for arm in ("left", "right") for i in range(7)] + [
+    "left_gripper",
+    "right_gripper",
+]
 
 
 def _canonical(text):
@@ -45,27 +49,47 @@ def _denormalize(x, st):
 
 
 class Mem0TinyAdapter:
-    def __init__(self, checkpoint, noise_scale=None, name="mem0-tiny", device="cpu"):
+    """One mem0-tiny checkpoint behind the adapter contract; holds one episode's memory."""
+
+    def __init__(
+        self, checkpoint: str, noise_scale: Optional[float] = None, name: str = "mem0-tiny", device: str = "cpu"
+    ) -> None:
         ckpt, self.d, self.model = load(checkpoint)
-        if noise_scale is None:  # the scale the checkpoint's bundle samples with (import_bundle.py records it), else 1
+        if noise_scale is None:  # the scale the checkpoint's bundle samples with (import_bundle records it), else 1
             noise_scale = float(ckpt.get("flow_noise_scale", 1.0))
         self.device = torch.device(device)
         self.model.to(self.device)
         self.m = manifest(name, self.d, ckpt, noise_scale)
+        # The manifest has no sliding switch: a bundle's window is always on (the runtime's `sliding: false`
+        # is a run config, not part of the checkpoint).
+        self.memory: Mem0Memory[torch.Tensor] = Mem0Memory(self.d.window, anchor=bool(self.m["memory"]["anchor"]))
         self.reset(0, 0, "M(n)")
 
-    def metadata(self):
+    def metadata(self) -> Dict[str, Any]:
+        """The metadata frame: the manifest's cameras, image, layouts, sizes and rates."""
         m = self.m
-        return {"name": m["name"], "cameras": m["cameras"], "image": m["image"], "state_layout": m["layout"]["state"],
-                "action_layout": m["layout"]["action"], "state_dim": m["state_dim"], "action_dim": m["action_dim"],
-                "action_names": BIMANUAL_16D[: m["action_dim"]], "horizon": m["horizon"], "control_hz": m["control_hz"]}
+        return {
+            "name": m["name"],
+            "cameras": m["cameras"],
+            "image": m["image"],
+            "state_layout": m["layout"]["state"],
+            "action_layout": m["layout"]["action"],
+            "state_dim": m["state_dim"],
+            "action_dim": m["action_dim"],
+            "action_names": BIMANUAL_16D[: m["action_dim"]],
+            "horizon": m["horizon"],
+            "control_hz": m["control_hz"],
+        }
 
-    def reset(self, seed, episode, complexity):
+    def reset(self, seed: int, episode: int, complexity: str) -> None:
+        """A new episode: memory cleared, `seed` drives the chunk noise, M(1) keeps memory across ends."""
         self.seed, self.chunk_index, self.positives = int(seed), 0, 0
-        self.anchor, self.window, self.tokens, self.last = None, [], None, None
+        self.memory.clear()
+        self.tokens, self.last = None, None
         self.keep_memory_on_end = complexity == "M(1)"
 
-    def set_instruction(self, text):
+    def set_instruction(self, text: str) -> None:
+        """Tokens of `text` (ValueError for text outside the closed vocabulary)."""
         tok = self.m["tokenizer"]
         ids = next((v for k, v in tok["vocabulary"].items() if _canonical(k) == _canonical(text)), None)
         if ids is None:
@@ -75,7 +99,8 @@ class Mem0TinyAdapter:
         self.tokens = t.to(self.device)
 
     @torch.no_grad()
-    def observe(self, images, state):
+    def observe(self, images: Mapping[str, np.ndarray], state: np.ndarray) -> Tuple[float, bool]:
+        """One tick: memory write, classifier logit and whether the debounce declares a subtask end."""
         m, d = self.m, self.d
         if self.tokens is None:
             raise ValueError("observe before an instruction was set (set_instruction)")
@@ -83,18 +108,16 @@ class Mem0TinyAdapter:
         state = np.asarray(state, dtype=np.float64)
         norm = torch.from_numpy(_normalize(state, m["normalization"]["state"])).unsqueeze(0).to(self.device)
         feat, text = self.model.encoder(torch.from_numpy(stack).unsqueeze(0).to(self.device), norm, self.tokens)
-        use_anchor = m["memory"]["anchor"]
-        if use_anchor and self.anchor is None:
-            self.anchor = feat.clone()
+        inputs = self.memory.write(feat.clone())
         F, K = d.feature_dim, d.window
         window, wmask = torch.zeros(1, K, F, device=self.device), torch.zeros(1, K, device=self.device)
-        for j, f in enumerate(self.window):
+        for j, f in enumerate(inputs.window):
             window[0, j], wmask[0, j] = f[0], 1
-        has_anchor = use_anchor and self.anchor is not None
-        anchor = self.anchor.unsqueeze(1) if has_anchor else torch.zeros(1, 1, F, device=self.device)
-        amask = torch.ones(1, 1, device=self.device) if has_anchor else torch.zeros(1, 1, device=self.device)
+        if inputs.anchor is not None:
+            anchor, amask = inputs.anchor.unsqueeze(1), torch.ones(1, 1, device=self.device)
+        else:
+            anchor, amask = torch.zeros(1, 1, F, device=self.device), torch.zeros(1, 1, device=self.device)
         summary = self.model.memory(feat, window, wmask, anchor, amask, text)
-        self.window = (self.window + [feat.clone()])[-K:]
         logit = float(self.model.classifier(summary)[0, 0])
         self.last = (norm, state, summary)
         prob = 1 / (1 + math.exp(-logit)) if logit >= 0 else math.exp(logit) / (1 + math.exp(logit))
@@ -103,11 +126,12 @@ class Mem0TinyAdapter:
         if ended:
             self.positives = 0
             if not self.keep_memory_on_end:
-                self.anchor, self.window = None, []
+                self.memory.clear()
         return logit, ended
 
     @torch.no_grad()
-    def act(self):
+    def act(self) -> np.ndarray:
+        """A chunk [H, A] float32 in robot units from the last observe's summary (seeded flow noise)."""
         m, d = self.m, self.d
         if self.last is None:
             raise ValueError("act before observe (no memory summary yet)")
@@ -123,7 +147,7 @@ class Mem0TinyAdapter:
             chunk = chunk + state[None, :]
         return chunk.astype(np.float32)
 
-    def infer(self, obs):
+    def infer(self, obs: Mapping[str, Any]) -> Dict[str, np.ndarray]:
         """openpi `infer`: one observation in, a chunk out (memory accumulates across calls until reset)."""
         if "prompt" in obs:
             if not isinstance(obs["prompt"], str):
@@ -134,5 +158,6 @@ class Mem0TinyAdapter:
         return {"actions": self.act()}
 
 
-def create(checkpoint, noise_scale=None, device="cpu"):
+def create(checkpoint: str, noise_scale: Optional[float] = None, device: str = "cpu") -> Mem0TinyAdapter:
+    """The server's factory for the built-in adapter (`serve --checkpoint`)."""
     return Mem0TinyAdapter(checkpoint, noise_scale=None if noise_scale is None else float(noise_scale), device=device)

@@ -17,7 +17,9 @@ runs (src/policy/mem0/Mem0Policy.ts, manifest contract src/config/schemas/policy
               rectified flow: x_tau = (1 - tau) noise + tau action, velocity target action - noise; the
               runtime integrates from noise at tau=0 to the action at tau=1 (src/policy/mem0/flowSampler.ts).
 """
+
 import math
+from typing import Any, Dict, Tuple
 from dataclasses import asdict, dataclass
 
 import torch
@@ -28,6 +30,7 @@ import torch.nn.functional as Fn
 @dataclass
 class Dims:
     """Sizes of one mem0-tiny model (written into the checkpoint and the manifest)."""
+
     cameras: int = 3
     height: int = 48
     width: int = 64
@@ -42,25 +45,31 @@ class Dims:
     hidden: int = 256
     heads: int = 4
     keypoints: int = 0  # spatial-softmax keypoints per camera (0: none, as the first shipped models)
-    encoder: str = "conv"  # "conv": Encoder (end to end); "perception": PerceptionEncoder (train_staged.py)
+    encoder: str = "conv"  # "conv": Encoder (end_to_end.py); "perception": PerceptionEncoder (train.py)
     perception_dim: int = 32
 
-    def as_dict(self):
+    def as_dict(self) -> Dict[str, Any]:
+        """The sizes as plain data (checkpoints and manifests keep them)."""
         return asdict(self)
 
 
 class Encoder(nn.Module):
-    def __init__(self, d: Dims):
+    """The end-to-end encoder (conv + keypoints + state; text embedding): encoder.onnx."""
+
+    def __init__(self, d: Dims) -> None:
         super().__init__()
         self.d = d
         self.conv = nn.Sequential(
-            nn.Conv2d(3, 16, kernel_size=4, stride=4), nn.ReLU(),
-            nn.Conv2d(16, 32, kernel_size=3, stride=2, padding=1), nn.ReLU(),
+            nn.Conv2d(3, 16, kernel_size=4, stride=4),
+            nn.ReLU(),
+            nn.Conv2d(16, 32, kernel_size=3, stride=2, padding=1),
+            nn.ReLU(),
         )
         flat = 32 * (d.height // 8) * (d.width // 8)
         if d.keypoints:
             self.keypoint_maps = nn.Sequential(
-                nn.Conv2d(16, 32, kernel_size=3, padding=1), nn.ReLU(), nn.Conv2d(32, d.keypoints, kernel_size=1))
+                nn.Conv2d(16, 32, kernel_size=3, padding=1), nn.ReLU(), nn.Conv2d(32, d.keypoints, kernel_size=1)
+            )
             h4, w4 = d.height // 4, d.width // 4
             ys, xs = torch.meshgrid(torch.linspace(-1, 1, h4), torch.linspace(-1, 1, w4), indexing="ij")
             self.register_buffer("grid", torch.stack([xs.flatten(), ys.flatten()], dim=-1))  # [h4*w4, 2]
@@ -72,7 +81,9 @@ class Encoder(nn.Module):
         self.embedding = nn.Embedding(d.vocab_size, d.feature_dim)
         self.text = nn.Linear(d.feature_dim, d.feature_dim)
 
-    def forward(self, images, state, tokens):
+    def forward(
+        self, images: torch.Tensor, state: torch.Tensor, tokens: torch.Tensor
+    ) -> Tuple[torch.Tensor, torch.Tensor]:
         b = images.shape[0]
         early = self.conv[:2](images.flatten(0, 1))  # [B*C, 16, H/4, W/4]
         x = self.conv[2:](early).flatten(1)  # [B*C, 32 * H/8 * W/8]
@@ -83,7 +94,7 @@ class Encoder(nn.Module):
         h = Fn.relu(self.img(x) + self.state(state))
         return self.norm(self.out(h)), self.text_feature(tokens)
 
-    def text_feature(self, tokens):
+    def text_feature(self, tokens: torch.Tensor) -> torch.Tensor:
         """Masked mean of the word embeddings (pad id 0 excluded), then a linear map."""
         valid = (tokens != 0).float().unsqueeze(-1)
         emb = self.embedding(tokens) * valid
@@ -91,19 +102,21 @@ class Encoder(nn.Module):
 
 
 class Perception(nn.Module):
-    """Images [B, C, 3, H, W] -> perception feature [B, P], trained first on its own (train_staged.py) to
+    """Images [B, C, 3, H, W] -> perception feature [B, P], trained first on its own (train.py) to
     read privileged sim targets through `aux` (block position, held): per camera a conv stack at half
     resolution, spatial-softmax keypoints (expected x, y of each learned map: sub-pixel positions of
     the block and the fingers) and pooled features; an MLP over all cameras."""
 
     AUX = 4  # block x, y, z (normalized), held logit
 
-    def __init__(self, d: Dims):
+    def __init__(self, d: Dims) -> None:
         super().__init__()
         k = d.keypoints or 8
         self.conv = nn.Sequential(
-            nn.Conv2d(3, 16, kernel_size=5, stride=2, padding=2), nn.ReLU(),
-            nn.Conv2d(16, 16, kernel_size=3, padding=1), nn.ReLU(),
+            nn.Conv2d(3, 16, kernel_size=5, stride=2, padding=2),
+            nn.ReLU(),
+            nn.Conv2d(16, 16, kernel_size=3, padding=1),
+            nn.ReLU(),
         )
         self.maps = nn.Conv2d(16, k, kernel_size=1)
         self.pool = nn.Sequential(nn.Conv2d(16, 32, kernel_size=3, stride=2, padding=1), nn.ReLU())
@@ -114,7 +127,7 @@ class Perception(nn.Module):
         self.mlp = nn.Sequential(nn.Linear(d.cameras * (2 * k + 32), 256), nn.ReLU(), nn.Linear(256, d.perception_dim))
         self.aux = nn.Linear(d.perception_dim, self.AUX)
 
-    def forward(self, images):
+    def forward(self, images: torch.Tensor) -> torch.Tensor:
         b = images.shape[0]
         x = self.conv(images.flatten(0, 1))  # [B*C, 16, H/2, W/2]
         att = torch.softmax(self.maps(x).flatten(2) * torch.exp(self.log_temperature), dim=-1)  # [B*C, k, h2*w2]
@@ -127,19 +140,24 @@ class PerceptionEncoder(nn.Module):
     """The encoder contract (images, state, tokens -> image feature, text feature) over a Perception:
     the perception feature fused with the normalized state; text as Encoder's."""
 
-    def __init__(self, d: Dims):
+    def __init__(self, d: Dims) -> None:
         super().__init__()
         self.d = d
         self.perception = Perception(d)
-        self.fuse = nn.Sequential(nn.Linear(d.perception_dim + d.state_dim, 128), nn.ReLU(), nn.Linear(128, d.feature_dim))
+        self.fuse = nn.Sequential(
+            nn.Linear(d.perception_dim + d.state_dim, 128), nn.ReLU(), nn.Linear(128, d.feature_dim)
+        )
         self.norm = nn.LayerNorm(d.feature_dim)
         self.embedding = nn.Embedding(d.vocab_size, d.feature_dim)
         self.text = nn.Linear(d.feature_dim, d.feature_dim)
 
-    def fused(self, perception, state):
+    def fused(self, perception: torch.Tensor, state: torch.Tensor) -> torch.Tensor:
+        """Perception feature + normalized state -> image feature (what the memory stores)."""
         return self.norm(self.fuse(torch.cat([perception, state], dim=-1)))
 
-    def forward(self, images, state, tokens):
+    def forward(
+        self, images: torch.Tensor, state: torch.Tensor, tokens: torch.Tensor
+    ) -> Tuple[torch.Tensor, torch.Tensor]:
         return self.fused(self.perception(images), state), self.text_feature(tokens)
 
     text_feature = Encoder.text_feature
@@ -148,7 +166,7 @@ class PerceptionEncoder(nn.Module):
 class Block(nn.Module):
     """Cross-attention of the queries over the memory keys (masked), then an MLP; pre-norm residual."""
 
-    def __init__(self, f, heads):
+    def __init__(self, f: int, heads: int) -> None:
         super().__init__()
         self.heads = heads
         self.nq = nn.LayerNorm(f)
@@ -160,7 +178,7 @@ class Block(nn.Module):
         self.nm = nn.LayerNorm(f)
         self.mlp = nn.Sequential(nn.Linear(f, 2 * f), nn.GELU(), nn.Linear(2 * f, f))
 
-    def forward(self, q, keys, bias):
+    def forward(self, q: torch.Tensor, keys: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
         b, t, f = q.shape
         n = keys.shape[1]
         h, dh = self.heads, f // self.heads
@@ -175,7 +193,9 @@ class Block(nn.Module):
 
 
 class Memory(nn.Module):
-    def __init__(self, d: Dims):
+    """Learned queries over [anchor; window; current] with masks: memory.onnx."""
+
+    def __init__(self, d: Dims) -> None:
         super().__init__()
         f = d.feature_dim
         self.d = d
@@ -186,7 +206,15 @@ class Memory(nn.Module):
         self.blocks = nn.ModuleList([Block(f, d.heads), Block(f, d.heads)])
         self.norm = nn.LayerNorm(f)
 
-    def forward(self, current, window, window_mask, anchor, anchor_mask, text):
+    def forward(
+        self,
+        current: torch.Tensor,
+        window: torch.Tensor,
+        window_mask: torch.Tensor,
+        anchor: torch.Tensor,
+        anchor_mask: torch.Tensor,
+        text: torch.Tensor,
+    ) -> torch.Tensor:
         K = window.shape[1]
         n = window_mask.sum(1, keepdim=True)  # valid entries, oldest first
         slots = torch.arange(K, dtype=window.dtype, device=window.device).unsqueeze(0)
@@ -202,28 +230,37 @@ class Memory(nn.Module):
 
 
 class Classifier(nn.Module):
-    def __init__(self, d: Dims):
+    """Summary -> subtask-end logit: classifier.onnx."""
+
+    def __init__(self, d: Dims) -> None:
         super().__init__()
         self.net = nn.Sequential(nn.Linear(d.summary_tokens * d.feature_dim, 64), nn.ReLU(), nn.Linear(64, 1))
 
-    def forward(self, summary):
+    def forward(self, summary: torch.Tensor) -> torch.Tensor:
         return self.net(summary.flatten(1))
 
 
 class ActionHead(nn.Module):
-    def __init__(self, d: Dims):
+    """Flow-matching velocity of the action chunk: action_head.onnx."""
+
+    def __init__(self, d: Dims) -> None:
         super().__init__()
         self.d = d
         n_in = d.horizon * d.action_dim + 32 + d.state_dim + d.summary_tokens * d.feature_dim
         self.freqs = nn.Parameter(torch.exp(torch.linspace(0, math.log(100.0), 16)), requires_grad=False)
         self.net = nn.Sequential(
-            nn.Linear(n_in, d.hidden), nn.SiLU(),
-            nn.Linear(d.hidden, d.hidden), nn.SiLU(),
-            nn.Linear(d.hidden, d.hidden), nn.SiLU(),
+            nn.Linear(n_in, d.hidden),
+            nn.SiLU(),
+            nn.Linear(d.hidden, d.hidden),
+            nn.SiLU(),
+            nn.Linear(d.hidden, d.hidden),
+            nn.SiLU(),
             nn.Linear(d.hidden, d.horizon * d.action_dim),
         )
 
-    def forward(self, noisy_actions, tau, state, summary):
+    def forward(
+        self, noisy_actions: torch.Tensor, tau: torch.Tensor, state: torch.Tensor, summary: torch.Tensor
+    ) -> torch.Tensor:
         ang = tau * self.freqs  # [B, 16]
         x = torch.cat([noisy_actions.flatten(1), torch.sin(ang), torch.cos(ang), state, summary.flatten(1)], dim=-1)
         return self.net(x).reshape(noisy_actions.shape)
@@ -232,7 +269,7 @@ class ActionHead(nn.Module):
 class Mem0Tiny(nn.Module):
     """The four parts together (training); export.py exports each part to its own ONNX file."""
 
-    def __init__(self, d: Dims):
+    def __init__(self, d: Dims) -> None:
         super().__init__()
         self.dims = d
         self.encoder = PerceptionEncoder(d) if d.encoder == "perception" else Encoder(d)

@@ -2,19 +2,17 @@
 recording adapter instead of a model (no torch). The socket-level behaviour (busy, frame size limit,
 handshake timeout) is driven from TypeScript: test/policy/remoteServerGuards.test.ts.
 
-  /usr/bin/python3 -m pytest servers/test_policy_server.py
+  python -m pytest engram_ml/servers/test_policy_server.py
 """
+
 import asyncio
-import os
-import sys
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from policy_server import _token_check  # noqa: E402
-from session import Session, internal_error_text, refusal  # noqa: E402
-from wire import FrameError, pack, unpack_request  # noqa: E402
+from engram_ml.servers.policy_server import _token_check
+from engram_ml.servers.session import Session, internal_error_text, refusal
+from engram_ml.servers.wire import FrameError, pack, unpack_request
 
 
 class RecordingAdapter:
@@ -44,8 +42,18 @@ def session():
     return Session(RecordingAdapter())
 
 
-@pytest.mark.parametrize("value, name", [(5, "int"), ([1, 2], "array"), ("observe", "str"), (None, "nil"),
-                                         (b"\x01", "bin"), (1.5, "float"), (True, "bool")])
+@pytest.mark.parametrize(
+    "value, name",
+    [
+        (5, "int"),
+        ([1, 2], "array"),
+        ("observe", "str"),
+        (None, "nil"),
+        (b"\x01", "bin"),
+        (1.5, "float"),
+        (True, "bool"),
+    ],
+)
 def test_a_request_that_is_not_a_map_is_refused_naming_its_type(value, name):
     with pytest.raises(FrameError, match=f"^request is a msgpack {name}, expected a map"):
         unpack_request(pack(value))
@@ -60,16 +68,22 @@ def test_bytes_text_is_refused_not_read_as_a_str():
     assert s.adapter.calls == [("set_instruction", "press the button")]
 
 
-@pytest.mark.parametrize("req, message", [
-    ({"op": "explode"}, "^unknown op 'explode'"),
-    ({"op": 7}, "^unknown op of msgpack type int"),
-    ({"op": "reset"}, "^reset: field 'seed' is missing$"),
-    ({"op": "reset", "seed": "5"}, "^reset: field 'seed' is a msgpack str, expected int$"),
-    ({"op": "reset", "seed": True}, "^reset: field 'seed' is a msgpack bool, expected int$"),
-    ({"op": "reset", "seed": 1, "complexity": b"M(1)"}, "^reset: field 'complexity' is a msgpack bin, expected str$"),
-    ({"op": "reset", "seed": 1, "complexity": "M(2)"}, r"^reset: complexity 'M\(2\)', expected one of"),
-    ({"op": "observe", "images": []}, "^observe: field 'images' is a msgpack array, expected map$"),
-])
+@pytest.mark.parametrize(
+    "req, message",
+    [
+        ({"op": "explode"}, "^unknown op 'explode'"),
+        ({"op": 7}, "^unknown op of msgpack type int"),
+        ({"op": "reset"}, "^reset: field 'seed' is missing$"),
+        ({"op": "reset", "seed": "5"}, "^reset: field 'seed' is a msgpack str, expected int$"),
+        ({"op": "reset", "seed": True}, "^reset: field 'seed' is a msgpack bool, expected int$"),
+        (
+            {"op": "reset", "seed": 1, "complexity": b"M(1)"},
+            "^reset: field 'complexity' is a msgpack bin, expected str$",
+        ),
+        ({"op": "reset", "seed": 1, "complexity": "M(2)"}, r"^reset: complexity 'M\(2\)', expected one of"),
+        ({"op": "observe", "images": []}, "^observe: field 'images' is a msgpack array, expected map$"),
+    ],
+)
 def test_a_mistyped_request_is_refused_before_the_adapter_sees_it(req, message):
     s = session()
     with pytest.raises(FrameError, match=message):
@@ -96,12 +110,21 @@ def test_what_a_client_learns_of_an_exception_has_no_paths_and_is_bounded():
     assert "secret" not in refusal(ValueError("bad file /home/lab/ckpt/x.pt"))["error"]
     assert len(refusal(ValueError("x" * 10_000))["error"]) <= 520
     assert refusal(FrameError("request is a msgpack int, expected a map")) == {
-        "ok": False, "error": "request is a msgpack int, expected a map"}
+        "ok": False,
+        "error": "request is a msgpack int, expected a map",
+    }
 
 
-@pytest.mark.parametrize("header, refused", [
-    ("Api-Key s3cret", False), ("Api-Key s3creT", True), ("Api-Key s3cret ", True), (None, True), ("Api-Key é", True),
-])
+@pytest.mark.parametrize(
+    "header, refused",
+    [
+        ("Api-Key s3cret", False),
+        ("Api-Key s3creT", True),
+        ("Api-Key s3cret ", True),
+        (None, True),
+        ("Api-Key é", True),
+    ],
+)
 def test_the_token_check_accepts_only_the_exact_header(header, refused):
     check = _token_check("s3cret")
     headers = {} if header is None else {"Authorization": header}

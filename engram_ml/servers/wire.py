@@ -4,6 +4,9 @@
 Decoding refuses every msgpack ext type and only rebuilds numpy arrays of plain numeric dtypes, so
 no payload can carry code (there is no pickle anywhere on this wire).
 """
+
+from typing import Any
+
 import msgpack
 import numpy as np
 
@@ -18,7 +21,12 @@ def _pack_default(obj):
     if isinstance(obj, np.ndarray):
         if obj.dtype.kind not in NUMERIC_KINDS:
             raise FrameError(f"cannot send a numpy array of dtype {obj.dtype}")
-        return {b"__ndarray__": True, b"data": np.ascontiguousarray(obj).tobytes(), b"dtype": obj.dtype.str, b"shape": list(obj.shape)}
+        return {
+            b"__ndarray__": True,
+            b"data": np.ascontiguousarray(obj).tobytes(),
+            b"dtype": obj.dtype.str,
+            b"shape": list(obj.shape),
+        }
     if isinstance(obj, np.generic):
         return {b"__npgeneric__": True, b"data": obj.item(), b"dtype": obj.dtype.str}
     raise FrameError(f"cannot send a {type(obj).__name__}")
@@ -50,11 +58,13 @@ def _ext_hook(code, data):
     raise FrameError(f"msgpack ext type {code} refused (only plain msgpack and numpy maps are accepted)")
 
 
-def pack(obj) -> bytes:
+def pack(obj: Any) -> bytes:
+    """One frame: plain msgpack, numpy arrays and scalars as openpi's maps (FrameError for anything else)."""
     return msgpack.packb(obj, default=_pack_default, use_bin_type=True)
 
 
-def unpack(data: bytes):
+def unpack(data: bytes) -> Any:
+    """One frame's value (numpy maps rebuilt as arrays); FrameError for anything not plain msgpack."""
     try:
         return msgpack.unpackb(data, object_hook=_object_hook, ext_hook=_ext_hook, raw=False, strict_map_key=False)
     except FrameError:
@@ -63,12 +73,19 @@ def unpack(data: bytes):
         raise FrameError(f"not a msgpack frame ({len(data)} bytes): {err}") from err
 
 
-def msgpack_type(value) -> str:
+def msgpack_type(value: Any) -> str:
     """The msgpack name of a decoded value (for errors that must not echo the value itself)."""
     if isinstance(value, np.ndarray):
         return "numpy array"
-    for kind, name in ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"), (bytes, "bin"),
-                       (list, "array"), (dict, "map")):
+    for kind, name in (
+        (bool, "bool"),
+        (int, "int"),
+        (float, "float"),
+        (str, "str"),
+        (bytes, "bin"),
+        (list, "array"),
+        (dict, "map"),
+    ):
         if isinstance(value, kind):
             return name
     return "nil" if value is None else type(value).__name__
@@ -78,6 +95,7 @@ def unpack_request(data: bytes) -> dict:
     """One request frame: a msgpack map (mem0 ops and openpi observations both are), else FrameError."""
     req = unpack(data)
     if not isinstance(req, dict):
-        raise FrameError(f"request is a msgpack {msgpack_type(req)}, expected a map "
-                         "(mem0: with an op; openpi: an observation map)")
+        raise FrameError(
+            f"request is a msgpack {msgpack_type(req)}, expected a map (mem0: with an op; openpi: an observation map)"
+        )
     return req

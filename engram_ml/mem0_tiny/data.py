@@ -1,28 +1,63 @@
 """Dataset for mem0-tiny: episodes converted by training/mem0_tiny/hdf5ToNpy.ts (from `engram export`).
 
 Each training sample is one control step t of one episode, with the memory the runtime would hold
-at t (src/policy/mem0/memoryBank.ts): memory is cleared at the start of the instruction segment
-holding t; the anchor is the segment's first frame (set before memory.onnx runs, so at the segment's
-first frame the anchor is the current frame itself); the window is the up-to-K frames of the
-segment before t, oldest first, zero-padded at the end.
+at t: engram_ml.memory.mem0's rule (the one the runtime and the policy server follow) run over the
+frames in order, cleared at the start of each instruction segment. So the anchor is the segment's
+first frame (at that frame the current frame itself), the window the up-to-K frames of the segment
+before t, oldest first, zero-padded at the end (`FrameMemory`).
 
 Instruction segments follow what the policy is told at run time (src/trial/runTrial.ts):
   M(1) tasks (put-back-block, ...): one segment over the whole episode, the global instruction.
   M(n) tasks (press-button, ...):   the annotated subtask segments, each with its own text.
 Classifier positives: the last END_FRAMES frames of each instruction segment.
 """
+
 import glob
 import json
 import os
 import re
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
 
+from engram_ml.memory.mem0 import Mem0Memory
+
 END_FRAMES = 8
 
 
-def canonical(text):
+class FrameMemory:
+    """Per-frame memory indices of a flat frame sequence: what Mem0Memory holds at each frame when the
+    frames are written in order and the memory is cleared at each segment start. `seg_start[i]` is the
+    first frame of frame i's segment (segments contiguous, in order); computed once, looked up per batch."""
+
+    def __init__(self, seg_start: torch.Tensor, window: int) -> None:
+        memory: Mem0Memory[int] = Mem0Memory(window)
+        anchors: List[int] = []
+        windows: List[List[int]] = []
+        masks: List[List[float]] = []
+        previous = -1
+        for i, start in enumerate(seg_start.tolist()):
+            if start == i:
+                memory.clear()
+            elif start != previous:
+                raise ValueError(f"frame {i}: segment start {start}, expected {i} (a new segment) or {previous}")
+            previous = start
+            inputs = memory.write(i)
+            anchors.append(inputs.anchor)
+            pad = window - len(inputs.window)
+            windows.append(inputs.window + [i] * pad)  # padding slots point anywhere valid: masked out
+            masks.append([1.0] * len(inputs.window) + [0.0] * pad)
+        self.anchor = torch.tensor(anchors, dtype=torch.int64)
+        self.window = torch.tensor(windows, dtype=torch.int64).reshape(len(anchors), window)
+        self.mask = torch.tensor(masks, dtype=torch.float32).reshape(len(anchors), window)
+
+    def indices(self, idx: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """For frame indices idx [B]: anchor index [B], window indices [B, K] (oldest first), window mask [B, K]."""
+        return self.anchor[idx], self.window[idx], self.mask[idx]
+
+
+def canonical(text: str) -> str:
     """Same canonical form as src/policy/mem0/tokenizer.ts canonicalInstruction."""
     return re.sub(r"\s+", " ", re.sub(r"\.+$", "", text.strip()).strip()).lower()
 
@@ -30,7 +65,7 @@ def canonical(text):
 class Vocabulary:
     """Closed word vocabulary written by hdf5ToNpy.ts (vocabulary.json)."""
 
-    def __init__(self, path):
+    def __init__(self, path: str) -> None:
         with open(path) as f:
             v = json.load(f)
         self.max_length = v["max_length"]
@@ -39,16 +74,19 @@ class Vocabulary:
         self.vocabulary = v["vocabulary"]
         self._by_canonical = {canonical(k): ids for k, ids in self.vocabulary.items()}
 
-    def tokens(self, text, where):
+    def tokens(self, text: str, where: str) -> np.ndarray:
+        """Token ids of `text` padded to max_length (ValueError naming `where` for text outside the vocabulary)."""
         ids = self._by_canonical.get(canonical(text))
         if ids is None:
-            raise ValueError(f"{where}: instruction {text!r} is not in the closed vocabulary ({len(self.vocabulary)} entries)")
+            raise ValueError(
+                f"{where}: instruction {text!r} is not in the closed vocabulary ({len(self.vocabulary)} entries)"
+            )
         out = np.full(self.max_length, self.pad_id, dtype=np.int64)
         out[: len(ids)] = ids
         return out
 
 
-def instruction_segments(meta, where):
+def instruction_segments(meta: Dict, where: str) -> List[Tuple[str, int, int]]:
     """[(text, start, end)] covering every frame, per the module docstring."""
     T = meta["frames"]
     if meta["tmc"] == "M1" or not meta["segments"]:
@@ -56,7 +94,8 @@ def instruction_segments(meta, where):
     segs = sorted(meta["segments"], key=lambda s: s["start"])
     out = []
     for i, s in enumerate(segs):
-        # Frames between annotated segments belong to the next one (the policy is already told it); the last runs to the end.
+        # Frames between annotated segments belong to the next one (the policy is already told it);
+        # the last runs to the end.
         start = 0 if i == 0 else out[-1][2] + 1
         end = T - 1 if i == len(segs) - 1 else min(s["end"], T - 1)
         if end < start:
@@ -68,7 +107,9 @@ def instruction_segments(meta, where):
 class Episodes:
     """All episodes in memory as flat per-frame tensors plus per-frame memory indices."""
 
-    def __init__(self, npy_dir, window, tasks=None, outcomes=("success",)):
+    def __init__(
+        self, npy_dir: str, window: int, tasks: Optional[Sequence[str]] = None, outcomes: Sequence[str] = ("success",)
+    ) -> None:
         self.vocab = Vocabulary(os.path.join(npy_dir, "vocabulary.json"))
         images, states, actions, tokens, labels = [], [], [], [], []
         seg_start, ep_start, ep_end, self.metas = [], [], [], []
@@ -107,9 +148,10 @@ class Episodes:
         self.seg_start = torch.tensor(seg_start)
         self.ep_end = torch.tensor(ep_end)
         self.window = window
+        self.memory = FrameMemory(self.seg_start, window)
         self.n = len(self.label)
 
-    def stats(self, horizon, relative, widen=None):
+    def stats(self, horizon: int, relative: bool, widen: Optional[torch.Tensor] = None) -> Dict[str, torch.Tensor]:
         """State mean/std and action min/max and mean/std (robot units), as the manifest's normalization
         block wants them. With `relative` the action stats cover chunk offsets from the state
         (action_reference: state); `widen` [D] is the largest extra spread the training state noise
@@ -126,23 +168,21 @@ class Episodes:
         a_var = a.var(0)
         if widen is not None:
             margin = margin + widen  # room for labels off the recorded states (state noise)
-            a_var = a_var + widen ** 2 / 12
-        return {"state_mean": s_mean, "state_std": s_std, "action_min": a_min - margin, "action_max": a_max + margin,
-                "action_mean": a.mean(0), "action_std": a_var.sqrt().clamp(min=1e-3)}
+            a_var = a_var + widen**2 / 12
+        return {
+            "state_mean": s_mean,
+            "state_std": s_std,
+            "action_min": a_min - margin,
+            "action_max": a_max + margin,
+            "action_mean": a.mean(0),
+            "action_std": a_var.sqrt().clamp(min=1e-3),
+        }
 
-    def memory_indices(self, idx):
+    def memory_indices(self, idx: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """For frame indices idx [B]: anchor index [B], window indices [B, K] and window mask [B, K]."""
-        K = self.window
-        start = self.seg_start[idx]
-        n = torch.minimum(idx - start, torch.tensor(K))  # valid window entries
-        slot = torch.arange(K)
-        # Oldest first: slot j holds frame idx - n + j for j < n.
-        win = idx[:, None] - n[:, None] + slot[None, :]
-        mask = (slot[None, :] < n[:, None]).float()
-        win = torch.where(mask > 0, win, idx[:, None])  # padding slots point anywhere valid; masked out
-        return start, win, mask
+        return self.memory.indices(idx)
 
-    def chunk(self, idx, horizon):
+    def chunk(self, idx: torch.Tensor, horizon: int) -> torch.Tensor:
         """Action chunk rows idx..idx+H-1 [B, H, D], repeating the episode's last action past its end."""
         steps = idx[:, None] + torch.arange(horizon)[None, :]
         steps = torch.minimum(steps, self.ep_end[idx][:, None])

@@ -2,11 +2,13 @@
 (the op known, every field of its type, arrays finite and of the metadata's shape) before the
 adapter sees it, and what a client is told when a request is refused or fails.
 """
+
 import re
+from typing import Any
 
 import numpy as np
 
-from wire import FrameError, msgpack_type
+from engram_ml.servers.wire import FrameError, msgpack_type
 
 
 def _finite_array(value, what, shape=None):
@@ -43,7 +45,7 @@ class Session:
 
     OPS = ("reset", "set_instruction", "observe", "act")
 
-    def __init__(self, adapter):
+    def __init__(self, adapter: Any) -> None:
         self.adapter = adapter
         meta = adapter.metadata()
         self.meta = meta

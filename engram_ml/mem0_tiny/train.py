@@ -1,0 +1,499 @@
+"""Training mem0-tiny: the canonical recipe, perception first, on DAgger data (training/mem0_tiny/collect.ts).
+It made the shipped bundle (policies/mem0-tiny/README.md); training/mem0_tiny/dagger.sh runs one iteration.
+
+  perception  trains model.Perception alone on single frames to read the twin's privileged targets
+              (block position, held) from the three cameras; the features it learns are what the
+              policy needs to place the fingers to about a centimetre. Written to --out.
+  policy      freezes the perception, caches its feature for every frame, and trains the rest of
+              the execution module on the oracle's labels: the fusion with the state (in encoder.onnx),
+              the memory, the classifier and the flow action head. Chunks are offsets from the state
+              (action_reference: state), normalized by mean/std. A DAgger iteration re-runs this stage
+              on the aggregated data, warm-started (--init). Writes a checkpoint `export` exports.
+  probe       a linear read-out of the block's position from a perception checkpoint's features.
+  end-to-end  the earlier recipe (not shipped): everything at once on expert demonstrations converted
+              by training/mem0_tiny/hdf5ToNpy.ts (engram_ml.mem0_tiny.end_to_end; pipeline.sh).
+
+  python -m engram_ml train perception --data DIR[,DIR...] --out runs/staged/perception.pt --minutes 15
+  python -m engram_ml train policy --data DIR[,DIR...] --perception runs/staged/perception.pt \
+      --out runs/staged/full.pt --minutes 10
+  python -m engram_ml train probe --fit DIR --data HELDOUT_DIR --perception runs/staged/perception.pt
+
+Memory semantics as data.py documents them (Put Back Block is M(1): one segment per episode; the
+anchor is the first frame, the window the up-to-K frames before t). Classifier positives: the last 8
+frames of successful episodes.
+"""
+
+import argparse
+import glob
+import json
+import os
+import time
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+import torch
+import torch.nn.functional as Fn
+
+from engram_ml.mem0_tiny import end_to_end
+from engram_ml.mem0_tiny.checkpoint import load_checkpoint, save_checkpoint
+from engram_ml.mem0_tiny.data import END_FRAMES, FrameMemory, Vocabulary
+from engram_ml.mem0_tiny.losses import focal_bce
+from engram_ml.mem0_tiny.model import Dims, Mem0Tiny, Perception
+
+AUX_CENTRE = torch.tensor([0.5, 0.0, 0.8])
+PHASES = 4  # collect.ts PHASES: to-centre, press, put-back, done
+
+
+def original_mat(first_xy: torch.Tensor) -> torch.Tensor:
+    """Index of Put Back Block's starting mat from the block's first (x, y): the mats lie at x 0.40 | 0.62 and
+    y +0.2 | -0.2 (+-2 cm jitter), in src/sim/tasks/put-back-block.ts's order."""
+    return (first_xy[:, 0] > 0.51).long() + 2 * (first_xy[:, 1] < 0).long()
+
+
+class MemoryAux(torch.nn.Module):
+    """Training-only read-outs of the memory summary (not exported): the block's starting mat, which only the
+    anchor still shows after the block has left it, and the task phase (to-centre / press / put-back / done),
+    which after the press only the memory can tell. Their losses make the summary carry what the action head
+    needs; their accuracies say whether it does."""
+
+    def __init__(self, d: Dims) -> None:
+        super().__init__()
+        self.net = torch.nn.Sequential(
+            torch.nn.Linear(d.summary_tokens * d.feature_dim, 64), torch.nn.ReLU(), torch.nn.Linear(64, 4 + PHASES)
+        )
+
+    def forward(self, summary: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+        out = self.net(summary.flatten(1))
+        return out[:, :4], out[:, 4:]
+
+
+AUX_SCALE = 10.0  # block position in decimetres around the workspace centre
+
+
+def normalize_images(u8: torch.Tensor) -> torch.Tensor:
+    """uint8 [..., C, H, W, 3] -> float [..., C, 3, H, W] with the manifest's (v/255 - 0.5) / 0.5."""
+    return (u8.float() / 127.5 - 1.0).movedim(-1, -3)
+
+
+class Data:
+    """Every frame of every episode in `dirs` (collect.ts layout), flat, with per-frame memory indices.
+    With `load_images` False the images stay on disk (`episode_images` reads one episode): the policy
+    stage needs them only for episodes whose perception features are not cached yet."""
+
+    def __init__(self, dirs: List[str], window: int, load_images: bool = True) -> None:
+        metas, images, states, labels, aux, seg_start, pos, self.stems = [], [], [], [], [], [], [], []
+        offset = 0
+        for d in dirs:
+            for meta_path in sorted(glob.glob(os.path.join(d, "*.json"))):
+                stem = meta_path[: -len(".json")]
+                if not os.path.exists(stem + ".label.npy"):
+                    continue
+                with open(meta_path) as f:
+                    meta = json.load(f)
+                T = meta["frames"]
+                if load_images:
+                    images.append(np.load(stem + ".images.npy"))
+                states.append(np.load(stem + ".state.npy"))
+                labels.append(np.load(stem + ".label.npy"))
+                aux.append(np.load(stem + ".aux.npy"))
+                seg_start += [offset] * T
+                success = meta["outcome"] == "success"
+                pos += [1.0 if success and t > T - 1 - END_FRAMES else 0.0 for t in range(T)]
+                metas.append(meta)
+                self.stems.append(stem)
+                offset += T
+        if not metas:
+            raise SystemExit(f"no collect.ts episodes in {dirs}")
+        self.metas = metas
+        self.images = torch.from_numpy(np.concatenate(images)) if load_images else None  # uint8 [N, C, H, W, 3]
+        self.state = torch.from_numpy(np.concatenate(states)).float()
+        self.label = torch.from_numpy(np.concatenate(labels)).float()  # [N, H, D] absolute
+        self.aux = torch.from_numpy(np.concatenate(aux)).float()  # [N, 5]
+        self.seg_start = torch.tensor(seg_start)
+        self.end_label = torch.tensor(pos)
+        self.window = window
+        self.memory = FrameMemory(self.seg_start, window)
+        self.n = len(seg_start)
+        first = metas[0]
+        self.cameras, self.height, self.width = len(first["cameras"]), first["height"], first["width"]
+
+    def episode_images(self, k: int) -> torch.Tensor:
+        """uint8 [T, C, H, W, 3] of episode k (from memory when loaded, else from its file)."""
+        if self.images is not None:
+            start = int(sum(m["frames"] for m in self.metas[:k]))
+            return self.images[start : start + self.metas[k]["frames"]]
+        return torch.from_numpy(np.load(self.stems[k] + ".images.npy"))
+
+    def aux_targets(self, idx: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+        """Normalized block position [B, 3] and held flag [B] of the frames `idx`."""
+        a = self.aux[idx]
+        return (a[:, :3] - AUX_CENTRE) * AUX_SCALE, a[:, 3]
+
+    def memory_indices(self, idx: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """For frame indices idx [B]: anchor index [B], window indices [B, K] and window mask [B, K]."""
+        return self.memory.indices(idx)
+
+
+def perception_features(
+    perception: Perception, data: Data, batch: int = 256, cache_key: Optional[str] = None
+) -> torch.Tensor:
+    """Perception feature of every frame [N, P] (no grad). With `cache_key` (the perception checkpoint's
+    path) each episode's features are kept beside its arrays (<stem>.perception.npy) and reused while
+    they are newer than the checkpoint: the perception is frozen across DAgger iterations."""
+    out = []
+    with torch.no_grad():
+        for k, stem in enumerate(data.stems):
+            cached = stem + ".perception.npy"
+            if cache_key and os.path.exists(cached) and os.path.getmtime(cached) > os.path.getmtime(cache_key):
+                out.append(torch.from_numpy(np.load(cached)))
+                continue
+            images = data.episode_images(k)
+            f = torch.cat(
+                [perception(normalize_images(images[i : i + batch])) for i in range(0, images.shape[0], batch)]
+            )
+            if cache_key:
+                np.save(cached, f.numpy())
+            out.append(f)
+    return torch.cat(out)
+
+
+def train_perception(args: argparse.Namespace) -> None:
+    """The perception stage: trains and saves model.Perception."""
+    data = Data(args.data.split(","), 8)  # single frames: the memory indices are not read
+    d = Dims(
+        cameras=data.cameras,
+        height=data.height,
+        width=data.width,
+        encoder="perception",
+        keypoints=args.keypoints,
+        perception_dim=args.perception_dim,
+    )
+    perception = Perception(d)
+    opt = torch.optim.AdamW(perception.parameters(), lr=args.lr, weight_decay=1e-4)
+    print(
+        f"perception: {len(data.metas)} episodes, {data.n} frames, "
+        f"{sum(p.numel() for p in perception.parameters())} parameters",
+        flush=True,
+    )
+    start, cpu0, step, log = time.time(), time.process_time(), 0, []
+    while time.time() - start < args.minutes * 60:
+        frac = (time.time() - start) / (args.minutes * 60)
+        for g in opt.param_groups:
+            g["lr"] = args.lr * 0.5 * (1 + np.cos(np.pi * frac))
+        idx = torch.randint(0, data.n, (args.batch,))
+        images = normalize_images(data.images[idx])
+        if args.jitter:
+            images = images + args.jitter * torch.randn(
+                images.shape[0], images.shape[1], 3, 1, 1
+            )  # lighting jitter per camera
+        out = perception.aux(perception(images))
+        xyz, held = data.aux_targets(idx)
+        pos_loss = Fn.smooth_l1_loss(out[:, :3], xyz, beta=0.05)
+        held_loss = Fn.binary_cross_entropy_with_logits(out[:, 3], held)
+        loss = pos_loss + 0.1 * held_loss
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        if step % 25 == 0:
+            err_cm = ((out[:, :2] - xyz[:, :2]).norm(dim=-1).mean() / AUX_SCALE * 100).item()
+            line = {
+                "step": step,
+                "s": round(time.time() - start, 1),
+                "cpu_s": round(time.process_time() - cpu0, 1),
+                "pos": round(pos_loss.item(), 4),
+                "held": round(held_loss.item(), 4),
+                "xy_err_cm": round(err_cm, 2),
+            }
+            log.append(line)
+            print(json.dumps(line), flush=True)
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    save_checkpoint(
+        args.out,
+        {
+            "dims": d.as_dict(),
+            "train": {
+                "steps": step,
+                "seconds": round(time.time() - start, 1),
+                "cpu_seconds": round(time.process_time() - cpu0, 1),
+                "episodes": len(data.metas),
+                "frames": data.n,
+                "log": log,
+            },
+        },
+        state_dict=perception.state_dict(),
+    )
+    print(
+        f"saved {args.out}: {step} steps, {time.time() - start:.0f} s wall, {time.process_time() - cpu0:.0f} s CPU",
+        flush=True,
+    )
+
+
+def load_perception(path: str) -> Tuple[Dict[str, Any], Dims, Perception]:
+    """A perception checkpoint, its sizes and the module (eval mode)."""
+    ckpt = load_checkpoint(path)
+    d = Dims(**ckpt["dims"])
+    p = Perception(d)
+    p.load_state_dict(ckpt["state_dict"])
+    p.eval()
+    return ckpt, d, p
+
+
+def probe(args: argparse.Namespace) -> None:
+    """A linear read-out of the block's table position from the perception features: least squares
+    fit on the training frames (--fit), error in cm on the held-out frames (--data)."""
+    _, _, perception = load_perception(args.perception)
+    fit, test = Data(args.fit.split(","), 8, load_images=False), Data(args.data.split(","), 8, load_images=False)
+
+    def design(data):
+        f = perception_features(perception, data)
+        return torch.cat([f, torch.ones(f.shape[0], 1)], dim=1).double()
+
+    Xf, Xt = design(fit), design(test)
+    w = torch.linalg.pinv(Xf) @ fit.aux[:, :2].double()  # (torch 1.13's lstsq driver fails on dead ReLU columns)
+    err = ((Xt @ w) - test.aux[:, :2].double()).norm(dim=1) * 100
+    print(
+        json.dumps(
+            {
+                "probe": "linear read-out of block (x, y) from the perception feature",
+                "fit_frames": fit.n,
+                "heldout_frames": test.n,
+                "heldout_episodes": len(test.metas),
+                "mean_err_cm": round(err.mean().item(), 2),
+                "median_err_cm": round(err.median().item(), 2),
+                "p90_err_cm": round(err.quantile(0.9).item(), 2),
+            }
+        )
+    )
+
+
+def train_policy(args: argparse.Namespace) -> None:
+    """The policy stage: trains the execution module on a frozen perception and saves the checkpoint."""
+    data = Data(args.data.split(","), args.window, load_images=False)
+    pckpt, pd, perception = load_perception(args.perception)
+    vocab = Vocabulary(args.vocabulary or os.path.join(args.data.split(",")[0], "vocabulary.json"))
+    init = load_checkpoint(args.init) if args.init else None
+    t0 = time.time()
+    feats = perception_features(perception, data, cache_key=args.perception)
+    print(
+        f"policy: {len(data.metas)} episodes, {data.n} frames; perception features in {time.time() - t0:.0f} s",
+        flush=True,
+    )
+    offsets = data.label - data.state[:, None, :]  # [N, H, D]
+    if init:
+        stats = {k: torch.tensor(v) for k, v in init["stats"].items()}
+        d = Dims(**init["dims"])
+    else:
+        flat = offsets.flatten(0, 1)
+        stats = {
+            "state_mean": data.state.mean(0),
+            "state_std": data.state.std(0).clamp(min=1e-3),
+            "action_mean": flat.mean(0),
+            "action_std": flat.std(0).clamp(min=1e-3),
+        }
+        d = Dims(
+            **{
+                **pd.as_dict(),
+                "window": args.window,
+                "horizon": data.label.shape[1],
+                "vocab_size": vocab.size,
+                "max_tokens": vocab.max_length,
+                "state_dim": data.state.shape[1],
+                "action_dim": data.label.shape[2],
+                "hidden": args.hidden,
+            }
+        )
+    model = Mem0Tiny(d)
+    if init:
+        model.load_state_dict(init["state_dict"])
+    model.encoder.perception.load_state_dict(perception.state_dict())
+    memory_aux = MemoryAux(d)
+    if init and "memory_aux" in init:
+        memory_aux.load_state_dict(init["memory_aux"])
+    mat = original_mat(data.aux[data.seg_start, :2])
+    phase = data.aux[:, 4].long().clamp(0, PHASES - 1)
+    for p in model.encoder.perception.parameters():
+        p.requires_grad_(False)
+    instruction = data.metas[0]["instruction"]
+    tokens = torch.from_numpy(vocab.tokens(instruction, "policy"))[None, :]
+    state_n = (data.state - stats["state_mean"]) / stats["state_std"]
+    target = (offsets - stats["action_mean"]) / stats["action_std"]
+    params = [p for p in model.parameters() if p.requires_grad] + list(memory_aux.parameters())
+    opt = torch.optim.AdamW(params, lr=args.lr, weight_decay=1e-4)
+    pos = data.end_label.sum().item()
+    pos_weight = torch.tensor((data.n - pos) / max(pos, 1.0))
+    prior = init["train"] if init else {"steps": 0, "seconds": 0.0, "cpu_seconds": 0.0, "log": []}
+    log = list(prior["log"])
+    start, cpu0, step = time.time(), time.process_time(), 0
+    use_anchor, use_window = not args.no_anchor, not args.no_window
+    while time.time() - start < args.minutes * 60:
+        frac = (time.time() - start) / (args.minutes * 60)
+        for g in opt.param_groups:
+            g["lr"] = args.lr * 0.5 * (1 + np.cos(np.pi * frac))
+        idx = torch.randint(0, data.n, (args.batch,))
+        anchor_i, win_i, win_mask = data.memory_indices(idx)
+        fuse = lambda i: model.encoder.fused(feats[i], state_n[i])
+        B = idx.shape[0]
+        current = fuse(idx)
+        window = fuse(win_i.flatten()).reshape(B, d.window, -1)
+        anchor = fuse(anchor_i).unsqueeze(1)
+        text = model.encoder.text_feature(tokens).expand(B, -1)
+        anchor_mask = torch.full((B, 1), 1.0 if use_anchor else 0.0)
+        if not use_window:
+            win_mask = torch.zeros_like(win_mask)
+        summary = model.memory(current, window, win_mask, anchor, anchor_mask, text)
+        cls = focal_bce(model.classifier(summary).squeeze(-1), data.end_label[idx], pos_weight)
+        x1 = target[idx].repeat(args.flow_samples, 1, 1)
+        noise = torch.randn_like(x1)
+        tau = torch.rand(x1.shape[0], 1)
+        xt = (1 - tau[:, :, None]) * noise + tau[:, :, None] * x1
+        v = model.action_head(
+            xt, tau, state_n[idx].repeat(args.flow_samples, 1), summary.repeat(args.flow_samples, 1, 1)
+        )
+        flow = ((v - (x1 - noise)) ** 2).mean()
+        mat_logits, phase_logits = memory_aux(summary)
+        mem = Fn.cross_entropy(mat_logits, mat[idx]) + Fn.cross_entropy(phase_logits, phase[idx])
+        loss = flow + args.cls_weight * cls + args.memory_aux * mem
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        opt.step()
+        step += 1
+        if step % 100 == 0:
+            line = {
+                "step": prior["steps"] + step,
+                "s": round(prior["seconds"] + time.time() - start, 1),
+                "cpu_s": round(prior["cpu_seconds"] + time.process_time() - cpu0, 1),
+                "flow": round(flow.item(), 4),
+                "cls": round(cls.item(), 4),
+                "mat_acc": round((mat_logits.argmax(1) == mat[idx]).float().mean().item(), 3),
+                "phase_acc": round((phase_logits.argmax(1) == phase[idx]).float().mean().item(), 3),
+            }
+            log.append(line)
+            print(json.dumps(line), flush=True)
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    save_checkpoint(
+        args.out,
+        {
+            "dims": d.as_dict(),
+            "stats": {k: v.tolist() for k, v in stats.items()},
+            "vocabulary": {"max_length": vocab.max_length, "pad_id": vocab.pad_id, "vocabulary": vocab.vocabulary},
+            "memory_aux_weight": args.memory_aux,
+            "ablation": {"anchor": use_anchor, "window": use_window},
+            "action_reference": "state",
+            "action_norm": "mean_std",
+            "recipe": "perception-first DAgger (train policy)",
+            "perception": {"path": args.perception, "train": pckpt["train"]},
+            "train": {
+                "steps": prior["steps"] + step,
+                "seconds": round(prior["seconds"] + time.time() - start, 1),
+                "cpu_seconds": round(prior["cpu_seconds"] + time.process_time() - cpu0, 1),
+                "episodes": len(data.metas),
+                "frames": data.n,
+                "tasks": sorted({m["task"] for m in data.metas}),
+                "seeds": sorted({m["seed"] for m in data.metas}),
+                "log": log,
+            },
+        },
+        state_dict=model.state_dict(),
+        memory_aux=memory_aux.state_dict(),
+    )
+    print(
+        f"saved {args.out}: {step} steps, {time.time() - start:.0f} s wall, {time.process_time() - cpu0:.0f} s CPU",
+        flush=True,
+    )
+
+
+def build_parser(prog: Optional[str] = None) -> argparse.ArgumentParser:
+    """The `train` command's flags, one sub-command per stage."""
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
+    common.add_argument("--seed", type=int, default=0, help="torch's random seed (default 0)")
+    stages = ap.add_subparsers(dest="stage", required=True, metavar="STAGE")
+    data = "comma-separated collect.ts folders"
+
+    p = stages.add_parser(
+        "perception",
+        parents=[common],
+        help="train the perception alone (stage 1)",
+        description="Trains model.Perception on single frames to read the twin's privileged targets.",
+    )
+    p.add_argument("--data", required=True, help=data)
+    p.add_argument("--out", required=True, help="the perception checkpoint to write (.pt)")
+    p.add_argument("--minutes", type=float, default=10.0, help="wall-clock training budget (default 10)")
+    p.add_argument("--batch", type=int, default=64, help="frames per step (default 64)")
+    p.add_argument("--lr", type=float, default=1e-3, help="peak learning rate, cosine-decayed (default 1e-3)")
+    p.add_argument("--keypoints", type=int, default=8, help="spatial-softmax keypoints per camera (default 8)")
+    p.add_argument("--perception-dim", type=int, default=32, help="perception feature size (default 32)")
+    p.add_argument("--jitter", type=float, default=0.05, help="std of the per-camera lighting jitter (default 0.05)")
+
+    p = stages.add_parser(
+        "policy",
+        parents=[common],
+        help="train the execution module on a frozen perception (stage 2)",
+        description="Trains encoder fusion, memory, classifier and flow action head; perception frozen.",
+    )
+    p.add_argument("--data", required=True, help=data + " (a DAgger iteration: all so far)")
+    p.add_argument("--perception", required=True, help="the perception checkpoint (stage 1)")
+    p.add_argument("--out", required=True, help="the policy checkpoint to write (.pt; `export` makes a bundle of it)")
+    p.add_argument("--init", default="", help="warm start from a policy checkpoint (a DAgger iteration)")
+    p.add_argument(
+        "--vocabulary",
+        default="",
+        help="vocabulary.json (default: the one in the first --data folder; collect.ts writes it)",
+    )
+    p.add_argument("--minutes", type=float, default=10.0, help="wall-clock training budget (default 10)")
+    p.add_argument("--batch", type=int, default=64, help="positions per step (default 64)")
+    p.add_argument("--lr", type=float, default=1e-3, help="peak learning rate, cosine-decayed (default 1e-3)")
+    p.add_argument("--window", type=int, default=8, help="sliding window size K (default 8)")
+    p.add_argument("--hidden", type=int, default=256, help="width of the action head's MLP (default 256)")
+    p.add_argument("--flow-samples", type=int, default=4, help="(tau, noise) draws per position (default 4)")
+    p.add_argument("--cls-weight", type=float, default=0.5, help="weight of the classifier loss (default 0.5)")
+    p.add_argument(
+        "--memory-aux",
+        type=float,
+        default=0.3,
+        help="weight of the summary's starting-mat and phase read-outs (default 0.3; 0: off)",
+    )
+    p.add_argument("--no-anchor", action="store_true", help="ablation: mask the anchor out (manifest anchor: false)")
+    p.add_argument(
+        "--no-window",
+        action="store_true",
+        help="ablation: mask the sliding window out (run with policy.sliding: false)",
+    )
+
+    p = stages.add_parser(
+        "probe",
+        parents=[common],
+        help="linear read-out of the block position from a perception",
+        description=probe.__doc__,
+    )
+    p.add_argument("--perception", required=True, help="the perception checkpoint to probe")
+    p.add_argument("--fit", required=True, help="comma-separated collect.ts folders to fit the read-out on")
+    p.add_argument("--data", required=True, help="comma-separated held-out collect.ts folders to measure on")
+
+    p = stages.add_parser(
+        "end-to-end",
+        parents=[common],
+        help="the earlier recipe on hdf5ToNpy.ts data (not shipped)",
+        description=end_to_end.__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    end_to_end.add_arguments(p)
+    return ap
+
+
+STAGES = {"perception": train_perception, "policy": train_policy, "probe": probe, "end-to-end": end_to_end.train}
+
+
+def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> None:
+    """`python -m engram_ml train STAGE ...`."""
+    args = build_parser(prog).parse_args(argv)
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    STAGES[args.stage](args)
+
+
+if __name__ == "__main__":
+    main()
