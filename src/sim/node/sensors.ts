@@ -9,7 +9,7 @@ import { timeFromNs, type Header } from "../../msgs/types.js";
 import { cameraInfoFromCalibration } from "../../robot/calibration.js";
 import type { CameraCalibration, CameraSpec, RobotProfile } from "../../robot/types.js";
 import { cameraFromCalibration } from "../render/camera.js";
-import { compressedImageFromRgb, imageFromRgb, JPEG_FORMAT_FROM_RGB8 } from "../render/encode.js";
+import { compressedImageFromRgb, imageFromRgb, JPEG_FORMAT_FROM_RGB8 } from "../../msgs/image.js";
 import { createRenderFrame, renderCamera, type RenderCamera, type RenderFrame } from "../render/rasterize.js";
 import { StaticLayer } from "../render/StaticLayer.js";
 import type { RenderPool } from "./renderPool.js";

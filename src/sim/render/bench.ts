@@ -6,7 +6,7 @@
 import type { RenderMesh, Vec3 } from "../world/types.js";
 import { lookAtPose, quatFromAxisAngle } from "./math.js";
 import { boxMesh, cylinderMesh, sphereMesh } from "./meshes.js";
-import { jpegFromRgb } from "./encode.js";
+import { jpegFromRgb } from "../../msgs/image.js";
 import { createRenderFrame, renderCamera, type RenderCamera } from "./rasterize.js";
 
 /** The bench scene in world coordinates (conventions of src/sim/world/types.ts). */
