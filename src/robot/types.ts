@@ -16,7 +16,7 @@ export interface JointSpec {
 
 export interface ArmSpec {
   name: string;                 // "left" | "right" | "arm"
-  joints: string[];             // 7 revolute joint names, proximal to distal
+  joints: string[];             // revolute joint names, proximal to distal (as many as the kinematic model's)
   gripper: string;              // gripper joint name
   base_frame: string;           // frame the arm's kinematics are expressed in
   ee_frame: string;             // end-effector (flange/TCP) frame
@@ -74,6 +74,11 @@ export interface KinematicsSpec {
   frame: string;
   /** Origin of each arm's base_frame in `frame`, m (its axes aligned with `frame`'s), by frame name. */
   bases: Record<string, [number, number, number]>;
+  /**
+   * Origin of `frame` in the world frame, m (axes aligned): where the sim twin stands the robot and
+   * the frame of the HDF5 export's end poses (RoboTwin's world). Absent: the world is `frame`.
+   */
+  world?: [number, number, number];
 }
 
 export interface RobotProfile {
@@ -93,6 +98,11 @@ export interface RobotProfile {
   safety: SafetySpec;
   /** Absent: no forward kinematics, so the workspace box binds only end-effector layouts. */
   kinematics?: KinematicsSpec;
+  /**
+   * The robot kind the sim twin's tasks lay out scenes and experts for (a task lists the kinds it
+   * supports, src/sim/tasks). Absent: no sim task runs on this robot.
+   */
+  task_robot?: string;
 }
 
 /** Camera intrinsics (ROS camera_info YAML) plus extrinsics, from `calibration/<robot>/<camera>.yaml`. */

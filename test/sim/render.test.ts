@@ -7,7 +7,7 @@ import { cameraFromCalibration } from "../../src/sim/render/camera.js";
 import { lookAtPose, quatFromAxisAngle } from "../../src/sim/render/math.js";
 import { boxMesh, cylinderMesh, meshFromShape, sphereMesh } from "../../src/sim/render/meshes.js";
 import { BACKGROUND_RGB, createRenderFrame, renderCamera, type RenderCamera, type RenderFrame } from "../../src/sim/render/rasterize.js";
-import { compose, fromPose, toPose } from "../../src/sim/kinematics/transform.js";
+import { compose, fromPose, toPose } from "../../src/robot/kinematics/transform.js";
 import type { Pose3, RenderMesh, Vec3 } from "../../src/sim/world/types.js";
 
 const IDENTITY: Pose3 = { position: [0, 0, 0], quaternion: [0, 0, 0, 1] };

@@ -77,6 +77,7 @@ const kinematicsSpec = z.object({
   model: name,
   frame: name,
   bases: z.record(vec3),
+  world: vec3.optional(),
 }).strict();
 
 const profileObject = z.object({
@@ -93,6 +94,7 @@ const profileObject = z.object({
   control_hz: positiveUpTo(1000),
   safety: safetySpec,
   kinematics: kinematicsSpec.optional(),
+  task_robot: name.optional(),
 }).strict();
 
 type ProfileShape = z.output<typeof profileObject>;

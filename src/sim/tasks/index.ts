@@ -41,21 +41,17 @@ export function getTask(id: string): TaskDefinition<TaskScene> {
   return task;
 }
 
-/** Which task robot's scenes and experts fit each kinematic model (the arms' reach and layout). */
-const TASK_ROBOT_BY_MODEL: Readonly<Record<string, TaskRobot>> = {
-  "x-one-arm": "x-one",
-  "franka-panda": "franka-droid",
-};
+/** The robot kinds some task supports (what a profile's `task_robot` may name). */
+export function knownTaskRobots(): TaskRobot[] {
+  return [...new Set(TASKS.flatMap((t) => t.robots))];
+}
 
-/** The task robot id of a profile ("x-one" or "franka-droid"), from its kinematics.model; throws for any other. */
+/** The robot kind a profile declares (`task_robot`); throws naming the profile and the known kinds when it declares none. */
 export function taskRobotOf(profile: RobotProfile): TaskRobot {
-  const model = profile.kinematics?.model;
-  const known = model !== undefined && Object.hasOwn(TASK_ROBOT_BY_MODEL, model);
-  const robot = known ? TASK_ROBOT_BY_MODEL[model] : undefined;
-  if (!robot) {
-    const declared = model === undefined ? "not declared" : `"${model}"`;
-    const robots = Object.entries(TASK_ROBOT_BY_MODEL).map(([m, r]) => `${m} → ${r}`).join(", ");
-    throw new Error(`robot profile "${profile.name}" is not a task robot: kinematics.model is ${declared} (${robots})`);
+  const robot = profile.task_robot;
+  if (robot === undefined) {
+    const known = knownTaskRobots().join(", ");
+    throw new Error(`robot profile "${profile.name}" is not a task robot: it declares no task_robot (kinds the tasks know: ${known})`);
   }
   return robot;
 }
