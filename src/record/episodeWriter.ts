@@ -11,13 +11,12 @@ import type { LocalBus } from "../bus/local.js";
 import { encode } from "../msgs/codec.js";
 import type { RosType } from "../msgs/types.js";
 import type { LoadedRobot } from "../robot/loadRobotProfile.js";
-import { SIM_SENSOR_QOS } from "../sim/node/sensors.js";
-import { EVENTS_QOS, EVENTS_TOPIC } from "../trial/eventLog.js";
+import { EVENTS_QOS, EVENTS_TOPIC, SIM_SENSOR_QOS } from "../msgs/qos.js";
 import { BusRecorder, type RecordedTopicSpec } from "./busRecorder.js";
 import { FULL_CAMERA_RECORDING, type CameraRecording } from "./cameraRecording.js";
 import type { ChunkCompression } from "./chunkCompression.js";
 import type { RecorderSummary } from "./mcapRecorder.js";
-import { McapSource } from "./mcapReader.js";
+import { McapSource } from "../bus/mcapReader.js";
 
 /** Subtask annotations topic (std_msgs/msg/String, one JSON `EpisodeAnnotation` per message). */
 export const ANNOTATIONS_TOPIC = "/engram/annotations";

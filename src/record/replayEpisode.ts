@@ -9,7 +9,7 @@ import { codecFor, decode, encode } from "../msgs/codec.js";
 import { type RosType } from "../msgs/types.js";
 import type { RobotProfile } from "../robot/types.js";
 import { identityOf, readMcapMetadata, ANNOTATIONS_TOPIC, type EpisodeAnnotation, type EpisodeIdentity } from "./episodeWriter.js";
-import { McapSource } from "./mcapReader.js";
+import { McapSource } from "../bus/mcapReader.js";
 import { LeaderForwarder } from "./teleop/leaderForwarder.js";
 
 /** One recorded command: re-sent on `topic` at `offsetNs` after the episode start. */

@@ -11,5 +11,6 @@ export { TaskEpisode, type EpisodeTick } from "./node/TaskEpisode.js";
 export { runExpertEpisodes, type ExpertEpisodeDetail, type ExpertRunOptions, type ExpertSummary } from "./node/expertEpisodes.js";
 export { TrajectoryFollower, validateJointTargets, validateTrajectory, type CommandVerdict, type ValidTargets, type ValidTrajectory } from "./node/commands.js";
 export { gripperToTarget, poseToTargets } from "./node/poseCommand.js";
-export { SensorPublishers, SIM_SENSOR_QOS, type CameraShot } from "./node/sensors.js";
+export { SensorPublishers, type CameraShot } from "./node/sensors.js";
+export { SIM_SENSOR_QOS } from "../msgs/qos.js";
 export { RenderPool } from "./node/renderPool.js";

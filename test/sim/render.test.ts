@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import type { CameraCalibration } from "../../src/robot/types.js";
-import { benchRender } from "../../src/sim/render/bench.js";
+import { benchRender } from "../../bench/render.js";
 import { cameraFromCalibration } from "../../src/sim/render/camera.js";
 import { lookAtPose, quatFromAxisAngle } from "../../src/sim/render/math.js";
 import { boxMesh, cylinderMesh, meshFromShape, sphereMesh } from "../../src/sim/render/meshes.js";

@@ -1,6 +1,6 @@
 /**
  * Schema of a robot profile (`robots/<name>.yaml`). It infers exactly `RobotProfile` from
- * src/robot/types.ts (pinned by a type-level check below). NOTE: zod runs whole-object refinements
+ * ./robotTypes.ts (pinned by a type-level check below). NOTE: zod runs whole-object refinements
  * only when every field is well typed; robotProfilePartialCheck runs the same cross-field checks on
  * the well-typed top-level fields so a file's errors all come at once. Cross-field checks: unique joint names,
  * lower < upper, arm/gripper/home/layout/joint_order names exist, home within limits, joint_order
@@ -10,7 +10,7 @@
  */
 import { posix } from "node:path";
 import { z } from "zod";
-import type { RobotProfile } from "../../robot/types.js";
+import type { RobotProfile } from "./robotTypes.js";
 import { addIssue, checkUnique, finiteWithin, name, partialCheck, positiveUpTo, Same, topic, vec3 } from "./common.js";
 
 const jointSpec = z.object({

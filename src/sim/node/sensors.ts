@@ -3,7 +3,8 @@
  * calibration, rgb8 Image or JPEG CompressedImage) with its CameraInfo, and /clock. Each stream
  * publishes at the first physics step at or after its next due time, so its mean rate is exact.
  */
-import { RELIABLE_QOS, type Bus, type Qos } from "../../bus/types.js";
+import { RELIABLE_QOS, type Bus } from "../../bus/types.js";
+import { SIM_SENSOR_QOS } from "../../msgs/qos.js";
 import { encode } from "../../msgs/codec.js";
 import { timeFromNs, type Header } from "../../msgs/types.js";
 import { cameraInfoFromCalibration } from "../../robot/calibration.js";
@@ -16,8 +17,6 @@ import type { RenderPool } from "./renderPool.js";
 import type { SimWorld } from "../world/SimWorld.js";
 import type { RenderMesh } from "../world/types.js";
 
-/** QoS of the sim's sensor publishers: reliable keep-last 5 (matches both reliable and best-effort subscribers). */
-export const SIM_SENSOR_QOS: Qos = { ...RELIABLE_QOS, depth: 5 };
 
 interface Stream {
   periodNs: number;

@@ -9,4 +9,3 @@ export {
 } from "./rasterize.js";
 export { cameraFromCalibration } from "./camera.js";
 export { lookAtPose, quatFromAxisAngle } from "./math.js";
-export { benchRender } from "./bench.js";
