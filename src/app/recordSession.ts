@@ -9,6 +9,8 @@
  * - leader: the leader arm forwarded through the SafetyFilter (leaderForwarder), on the sim twin
  *   (real-time) or on hardware (the run config's bus).
  * - keyboard: end-effector jog via IK published as the leader arm (keyboardJog) + the same forwarder.
+ * NOTE: over 300 lines: one session loop (reset phase, episode, operator keys, save or discard)
+ * serves all three sources; the sources themselves live in record/teleop/ and app/expertSource.ts.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";

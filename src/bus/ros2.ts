@@ -1,3 +1,9 @@
+/**
+ * The live ROS 2 Bus over rclnodejs (loaded lazily by createBus): raw CDR subscriptions and
+ * publishers, QoS mapped both ways, the offered QoS and publishers of a topic, and /clock time.
+ * NOTE: over 300 lines: every rclnodejs call goes through this one adapter (its callbacks only
+ * enqueue bytes; DESIGN §6), so the structural types it relies on are checked in one place.
+ */
 import { codecFor } from "../msgs/codec.js";
 import { nsFromTime, type RosType } from "../msgs/types.js";
 import { TopicClock, WallClock } from "./clock.js";

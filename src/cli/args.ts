@@ -1,4 +1,8 @@
-/** The commands' one argument parser (node's util.parseArgs over a CommandSpec) and flag readers. */
+/**
+ * The commands' one argument parser (node's util.parseArgs over a CommandSpec) and flag readers.
+ * NOTE: over 300 lines: the parser, the help text it prints and the flag readers every command
+ * shares are one contract (same errors, same exit codes); split, each command would drift.
+ */
 import { parseArgs as nodeParseArgs } from "node:util";
 
 /**
