@@ -1,7 +1,7 @@
 /**
  * Renderer benchmark: a representative tabletop scene (table, two 7-link arms as boxes, a dozen
  * objects, ~1.7k triangles) rendered at 640x480 from a head camera. The sim bench
- * (src/sim/bench.ts) includes these figures.
+ * (bench/sim.ts) includes these figures.
  */
 import type { RenderMesh, Vec3 } from "../src/sim/world/types.js";
 import { lookAtPose, quatFromAxisAngle } from "../src/sim/render/math.js";

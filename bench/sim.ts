@@ -4,7 +4,7 @@
  * JPEG) only at the control ticks (the evaluation configuration), (2) at their full rates (the
  * recording configuration), also in render workers, (3) without cameras; physics at 240 Hz. Reports the
  * real-time factors, render ms per camera frame, physics µs per step, plus the renderer's own
- * figures (src/sim/render/bench.ts).
+ * figures (bench/render.ts).
  */
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
