@@ -88,7 +88,7 @@ export function toRclQos(QoS: RclQosClass, qos: Qos): RclQos {
  * A reported rmw profile as our Qos (rmw enums: history 2 keep_all, reliability 2 best_effort,
  * durability 1 transient_local). Depth 0 (not reported, as Fast DDS does for remote endpoints) stays 0.
  */
-export function fromReportedQos(q: RclReportedQos): Qos {
+function fromReportedQos(q: RclReportedQos): Qos {
   return {
     history: q.history === 2 ? "keep_all" : "keep_last",
     depth: q.depth,

@@ -100,7 +100,7 @@ export async function main(args: string[]): Promise<number> {
 }
 
 /** One progress line (rewritten in place with \r; saved/discarded lines end with a newline). */
-export function progressLine(p: RecordProgress): string {
+function progressLine(p: RecordProgress): string {
   const head = `[record] episode ${p.episode}/${p.total}`;
   switch (p.phase) {
     case "reset": return `\r${head} reset the scene: starting in ${p.countdownS} s   `;

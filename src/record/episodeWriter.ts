@@ -21,7 +21,7 @@ import { McapSource } from "../bus/mcapReader.js";
 /** Subtask annotations topic (std_msgs/msg/String, one JSON `EpisodeAnnotation` per message). */
 export const ANNOTATIONS_TOPIC = "/engram/annotations";
 /** Annotations are few and must all arrive. */
-export const ANNOTATIONS_QOS: Qos = { ...RELIABLE_QOS, depth: 100 };
+const ANNOTATIONS_QOS: Qos = { ...RELIABLE_QOS, depth: 100 };
 /** Mem-0's subtask-end label: the last this-many frames of each segment are positives. */
 export const END_LABEL_FRAMES = 8;
 /** Chunk size of episode recordings: what a kill may lose at most. */
@@ -135,7 +135,7 @@ function imageTypeOf(c: { encoding: string }): RosType {
 }
 
 /** Messages the bus dropped so far for keep-all (recorder) subscriptions on `topics` (0 when the bus keeps no stats). */
-export function recorderDrops(bus: Bus, topics: ReadonlyArray<{ topic: string }>): number {
+function recorderDrops(bus: Bus, topics: ReadonlyArray<{ topic: string }>): number {
   const stats = (bus as Partial<Pick<LocalBus, "stats">>).stats;
   if (typeof stats !== "function") return 0;
   const names = new Set(topics.map((t) => t.topic));

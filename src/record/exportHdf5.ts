@@ -52,7 +52,7 @@ export function roboTwinCameraName(name: string): string {
 }
 
 /** RoboTwin's vector order: each arm's joints, then its gripper, arms in profile order. */
-export function roboTwinOrder(profile: RobotProfile): { kind: "joint"; names: string[] } {
+function roboTwinOrder(profile: RobotProfile): { kind: "joint"; names: string[] } {
   return { kind: "joint", names: profile.arms.flatMap((a) => [...a.joints, ...(a.gripper ? [a.gripper] : [])]) };
 }
 
@@ -75,7 +75,7 @@ export async function exportRunHdf5(runDir: string, profile: RobotProfile, outDi
 }
 
 /** Exports one episode MCAP to `hdf5Path`. */
-export async function exportEpisodeHdf5(mcapPath: string, profile: RobotProfile, hdf5Path: string, outcome = "unknown"): Promise<{ exported: ExportedEpisode; instruction: string }> {
+async function exportEpisodeHdf5(mcapPath: string, profile: RobotProfile, hdf5Path: string, outcome = "unknown"): Promise<{ exported: ExportedEpisode; instruction: string }> {
   const { name: layoutName, layout } = exportLayout(profile);
   const order = roboTwinOrder(profile);
   const chains = kinematicChains(profile);

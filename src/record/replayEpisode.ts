@@ -38,7 +38,7 @@ export function prefixWarning(path: string, fallbackReason: string | undefined, 
 }
 
 /** Topics whose messages are commands to the robot: the leader arm and the profile's command interface. */
-export function commandTopics(profile: RobotProfile): string[] {
+function commandTopics(profile: RobotProfile): string[] {
   const c = profile.command;
   return [profile.teleop.leader_topic, c.joint_topic, ...(c.gripper_topic ? [c.gripper_topic] : []), ...(c.pose_topic ? [c.pose_topic] : [])];
 }

@@ -8,7 +8,7 @@
 import { jpegFromRgb, rgbFromJpeg } from "../msgs/image.js";
 
 /** OpenCV's IMWRITE_JPEG_QUALITY default, what `cv2.imencode(".jpg", img)` uses. */
-export const ROBOTWIN_JPEG_QUALITY = 95;
+const ROBOTWIN_JPEG_QUALITY = 95;
 
 /**
  * Root attribute of an export naming the channel order its JPEGs hold as a true-colour decoder

@@ -25,7 +25,7 @@ export const DEFAULT_SYSTEM_PROMPT =
  * Index of the first finished subtask in the mem0 format (`{i}: {subtask}...`). NOTE: the reference
  * enumerates its finished subtasks from 0 (Python's `enumerate`).
  */
-export const MEM0_FIRST_INDEX = 0;
+const MEM0_FIRST_INDEX = 0;
 
 /** Quality of a chat prompt's resized JPEGs (sharp). */
 const PLANNER_RESIZE_JPEG_QUALITY = 85;
@@ -35,12 +35,12 @@ const text = (t: string): ContentPart => ({ type: "text", text: t });
 const image = (url: string): ContentPart => ({ type: "image_url", image_url: { url } });
 
 /** JPEG bytes → `data:image/png;base64,...` at the camera's own size (what the mem0 planner saw in training). */
-export async function pngDataUrl(jpeg: Uint8Array): Promise<string> {
+async function pngDataUrl(jpeg: Uint8Array): Promise<string> {
   return `data:image/png;base64,${base64(await pngFromJpeg(jpeg))}`;
 }
 
 /** JPEG bytes → `data:image/jpeg;base64,...`, resized to fit `maxSide` (never enlarged). */
-export async function jpegDataUrl(jpeg: Uint8Array, maxSide: number): Promise<string> {
+async function jpegDataUrl(jpeg: Uint8Array, maxSide: number): Promise<string> {
   return `data:image/jpeg;base64,${base64(await resizeJpeg(jpeg, maxSide, PLANNER_RESIZE_JPEG_QUALITY))}`;
 }
 

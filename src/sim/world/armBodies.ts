@@ -58,7 +58,7 @@ function alongZ(dir: Vec3, mid: Vec3): Transform {
 }
 
 /** The constant cylinders between consecutive link origins (zero-length ones skipped). */
-export function armSegments(model: ArmModel): Segment[] {
+function armSegments(model: ArmModel): Segment[] {
   const rows = [...model.kinematics.joints, model.kinematics.flange];
   const out: Segment[] = [];
   for (let i = 0; i < rows.length; i++) {
