@@ -62,7 +62,10 @@ const EDGES: Edge[] = FILES.flatMap((file) => {
   return info.importedFiles
     .map((f) => f.fileName)
     .filter((spec) => spec.startsWith("."))
-    .map((spec) => ({ from: layerOf(file), to: layerOf(normalize(join(dirname(file), spec))), file: posix(file), spec }))
+    .map((spec) => ({
+      from: layerOf(file), to: layerOf(normalize(join(dirname(file), spec))), file: posix(file),
+      spec,
+    }))
     .filter((e) => e.from !== e.to);
 });
 
@@ -75,7 +78,8 @@ function cycles(edges: Edge[]): string[][] {
     if (!next.has(e.from)) next.set(e.from, new Set());
     next.get(e.from)!.add(e.to);
   }
-  const index = new Map<string, number>(), low = new Map<string, number>(), stack: string[] = [], on = new Set<string>();
+  const index = new Map<string, number>(), low = new Map<string, number>();
+  const stack: string[] = [], on = new Set<string>();
   const out: string[][] = [];
   const visit = (v: string): void => {
     index.set(v, index.size);
@@ -105,7 +109,8 @@ const describe = (e: Edge): string => `${e.file} imports "${e.spec}" (${e.from} 
 
 test("the scan sees the layers and their imports", () => {
   const layers = new Set(FILES.map(layerOf));
-  for (const l of ["msgs", "bus", "config", "robot", "observe", "policy", "control", "trial", "record", "sim", "app", "cli"]) {
+  const expected = ["msgs", "bus", "config", "robot", "observe", "policy", "control", "trial", "record", "sim", "app", "cli"];
+  for (const l of expected) {
     assert.ok(layers.has(l), `no src/${l}/ found`);
   }
   assert.ok(EDGES.some((e) => e.from === "app" && e.to === "sim"), "app/ imports sim/ (the scan must see it)");

@@ -9,7 +9,9 @@ import { CliExit, commandHelp, parseCommand, type CommandSpec } from "./args.js"
 type Section = { bench(): Promise<Record<string, unknown>> };
 
 /** Section names, in the order they run; each is bench/<name>.ts. */
-const SECTIONS = ["msgs", "mcap", "compression", "recorder", "bus", "sim", "observe", "policy", "control", "trial", "remote"];
+const SECTIONS = [
+  "msgs", "mcap", "compression", "recorder", "bus", "sim", "observe", "policy", "control", "trial", "remote",
+];
 
 /**
  * Loads bench/<name>.ts. The specifier is built at run time so the compiled CLI's program (rootDir

@@ -1,6 +1,7 @@
 /**
  * The sim twin's public surface: the rapier world (SimWorldApi for tasks and experts), the arms'
- * sim geometry (their kinematics are the robot layer's, src/robot/kinematics), and the SimNode that plays the robot on a Bus (see src/sim/README.md).
+ * sim geometry (their kinematics are the robot layer's, src/robot/kinematics), and the SimNode
+ * that plays the robot on a Bus (see src/sim/README.md).
  */
 export type { ObjectId, ObjectSpec, Pose3, Quat, RenderMesh, ShapeSpec, SimWorldApi, Vec3 } from "./world/types.js";
 export { SimWorld, initPhysics, type SimWorldOptions } from "./world/SimWorld.js";

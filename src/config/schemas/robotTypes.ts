@@ -1,6 +1,7 @@
 /**
  * The robot profile model, as validated from `robots/<name>.yaml` (robotProfile.ts and
- * calibration.ts here must infer exactly these types; the robot layer re-exports them). Units are in the field names; angles in rad, lengths in m.
+ * calibration.ts here must infer exactly these types; the robot layer re-exports them). Units are
+ * in the field names; angles in rad, lengths in m.
  * Joint order always travels with joint names; nothing assumes an order.
  */
 

@@ -30,7 +30,8 @@ const MEM0_FIRST_INDEX = 0;
 /** Quality of a chat prompt's resized JPEGs (sharp). */
 const PLANNER_RESIZE_JPEG_QUALITY = 85;
 
-const base64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
+const base64 = (bytes: Uint8Array): string =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
 const text = (t: string): ContentPart => ({ type: "text", text: t });
 const image = (url: string): ContentPart => ({ type: "image_url", image_url: { url } });
 

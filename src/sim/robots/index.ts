@@ -39,7 +39,7 @@ function checkSimulated(profile: RobotProfile): { factory: ArmFactory } {
     throw new Error(`sim: robot "${profile.name}" ${declared} (known: ${knownRobotModels().join(", ")})`);
   }
   if (!profile.kinematics?.world) {
-    const want = `expected kinematics.world (where the twin stands kinematics.frame; the table top is z = ${BASE_LINK_Z})`;
+    const want = `expected kinematics.world (where the twin stands kinematics.frame; table top z = ${BASE_LINK_Z})`;
     throw new Error(`sim: robot "${profile.name}" declares no kinematics.world: ${want}`);
   }
   return { factory };

@@ -46,12 +46,13 @@ export function knownTaskRobots(): TaskRobot[] {
   return [...new Set(TASKS.flatMap((t) => t.robots))];
 }
 
-/** The robot kind a profile declares (`task_robot`); throws naming the profile and the known kinds when it declares none. */
+/** The robot kind a profile declares (`task_robot`); throws naming the profile and the known kinds if none. */
 export function taskRobotOf(profile: RobotProfile): TaskRobot {
   const robot = profile.task_robot;
   if (robot === undefined) {
     const known = knownTaskRobots().join(", ");
-    throw new Error(`robot profile "${profile.name}" is not a task robot: it declares no task_robot (kinds the tasks know: ${known})`);
+    const why = `it declares no task_robot (kinds the tasks know: ${known})`;
+    throw new Error(`robot profile "${profile.name}" is not a task robot: ${why}`);
   }
   return robot;
 }

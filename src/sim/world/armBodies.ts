@@ -105,7 +105,8 @@ export function createArmBodies(R: Rapier, world: RAPIER_NS.World, model: ArmMod
   const f = model.finger;
   const mk = (sign: number) => world.createCollider(
     R.ColliderDesc.cuboid(...f.halfExtents).setTranslation(0, sign * (widthM / 2 + f.halfExtents[1]), f.centerZ).setFriction(1.0), hand);
-  return { model, chain, jointIdx, gripperIdx, segments, links, hand, fingers: [mk(1), mk(-1)], fk, posedAt: new Float64Array(chain.dof).fill(NaN) };
+  const posedAt = new Float64Array(chain.dof).fill(NaN);
+  return { model, chain, jointIdx, gripperIdx, segments, links, hand, fingers: [mk(1), mk(-1)], fk, posedAt };
 }
 
 /** rapier cylinders run along local y; compose the segment's z-aligned rotation with Rx(π/2) (y → z). */
