@@ -2,7 +2,6 @@
  * The task registry: every RMBench task of the sim twin, by id. Adding a task: its id in
  * src/task/index.ts, its file and one entry here.
  */
-import type { RobotProfile } from "../../robot/types.js";
 import { batteryTry } from "./battery-try.js";
 import { blocksRankingTry } from "./blocks-ranking-try.js";
 import { coverBlocks } from "./cover-blocks.js";
@@ -46,8 +45,11 @@ export function knownTaskRobots(): TaskRobot[] {
   return [...new Set(TASKS.flatMap((t) => t.robots))];
 }
 
-/** The robot kind a profile declares (`task_robot`); throws naming the profile and the known kinds if none. */
-export function taskRobotOf(profile: RobotProfile): TaskRobot {
+/**
+ * The robot kind a profile declares (`task_robot`); throws naming the profile and the known kinds if
+ * none. Takes the two fields it reads, so the task registry needs nothing from the robot layer.
+ */
+export function taskRobotOf(profile: { name: string; task_robot?: string }): TaskRobot {
   const robot = profile.task_robot;
   if (robot === undefined) {
     const known = knownTaskRobots().join(", ");
