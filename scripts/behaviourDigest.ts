@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { McapSource } from "../src/record/mcapReader.js";
+import { McapSource } from "../src/bus/mcapReader.js";
 
 const WALL_CLOCK_KEYS = new Set(["wait_ms", "latency_ms", "planner_latencies_ms", "realtime_factor", "wall_s"]);
 

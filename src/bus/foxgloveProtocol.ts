@@ -16,7 +16,7 @@ import type { RosType } from "../msgs/types.js";
 export const FOXGLOVE_SUBPROTOCOL = "foxglove.websocket.v1";
 
 /** Binary opcodes of server frames. */
-export const SERVER_OP = { messageData: 0x01, time: 0x02 } as const;
+const SERVER_OP = { messageData: 0x01, time: 0x02 } as const;
 
 /** Status levels of a `status` operation. */
 export const STATUS_LEVEL = { info: 0, warning: 1, error: 2 } as const;

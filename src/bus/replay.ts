@@ -11,7 +11,7 @@
  * policy replayed against a recording can run unchanged and its outputs be inspected.
  */
 import type { RosType } from "../msgs/types.js";
-import { McapSource, type ReadMode, type RecordedTopic } from "../record/mcapReader.js";
+import { McapSource, type ReadMode, type RecordedTopic } from "./mcapReader.js";
 import { SimClock } from "./clock.js";
 import { assertSameType, validateQos, validateTopicName } from "./checks.js";
 import { DeliveryQueue, rethrowAsync, type OnCallbackError, type OnMessage } from "./deliveryQueue.js";

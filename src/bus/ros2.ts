@@ -1,3 +1,9 @@
+/**
+ * The live ROS 2 Bus over rclnodejs (loaded lazily by createBus): raw CDR subscriptions and
+ * publishers, QoS mapped both ways, the offered QoS and publishers of a topic, and /clock time.
+ * NOTE: over 300 lines: every rclnodejs call goes through this one adapter (its callbacks only
+ * enqueue bytes; DESIGN §6), so the structural types it relies on are checked in one place.
+ */
 import { codecFor } from "../msgs/codec.js";
 import { nsFromTime, type RosType } from "../msgs/types.js";
 import { TopicClock, WallClock } from "./clock.js";
@@ -82,7 +88,7 @@ export function toRclQos(QoS: RclQosClass, qos: Qos): RclQos {
  * A reported rmw profile as our Qos (rmw enums: history 2 keep_all, reliability 2 best_effort,
  * durability 1 transient_local). Depth 0 (not reported, as Fast DDS does for remote endpoints) stays 0.
  */
-export function fromReportedQos(q: RclReportedQos): Qos {
+function fromReportedQos(q: RclReportedQos): Qos {
   return {
     history: q.history === 2 ? "keep_all" : "keep_last",
     depth: q.depth,

@@ -1,18 +1,8 @@
+import type { Qos } from "../msgs/qos.js";
 import type { RosType } from "../msgs/types.js";
 
-/** QoS as ROS 2 names it; only what changes delivery semantics here. */
-export interface Qos {
-  reliability: "reliable" | "best_effort";
-  durability: "volatile" | "transient_local";
-  history: "keep_last" | "keep_all";
-  /** Keep-last queue depth per subscriber. */
-  depth: number;
-}
-
-/** Sensor data profile (rclcpp's SensorDataQoS): best effort, keep last 5. */
-export const SENSOR_QOS: Qos = { reliability: "best_effort", durability: "volatile", history: "keep_last", depth: 5 };
-/** Default reliable profile, keep last 10. */
-export const RELIABLE_QOS: Qos = { reliability: "reliable", durability: "volatile", history: "keep_last", depth: 10 };
+/** QoS profiles are part of a topic's contract (src/msgs/qos.ts); the bus moves bytes by them. */
+export { RELIABLE_QOS, SENSOR_QOS, type Qos } from "../msgs/qos.js";
 
 /** Time source. `nowNs` is wall time or sim time (lock-step); everything time-based uses it. */
 export interface Clock {

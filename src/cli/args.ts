@@ -1,4 +1,8 @@
-/** The commands' one argument parser (node's util.parseArgs over a CommandSpec) and flag readers. */
+/**
+ * The commands' one argument parser (node's util.parseArgs over a CommandSpec) and flag readers.
+ * NOTE: over 300 lines: the parser, the help text it prints and the flag readers every command
+ * shares are one contract (same errors, same exit codes); split, each command would drift.
+ */
 import { parseArgs as nodeParseArgs } from "node:util";
 
 /**
@@ -97,9 +101,9 @@ export function usageExit(spec: CommandSpec, message: string): CliExit {
 export const EXIT = { ok: 0, failed: 1, usage: 2, signal: 130 } as const;
 
 /** Episodes per run: each lock-step episode takes a one-hour bus-time slot; ROS time's int32 seconds hold ~124,000. */
-export const MAX_EPISODES = 100_000;
+const MAX_EPISODES = 100_000;
 /** The largest seed: scene and noise generators take a 32-bit unsigned seed. */
-export const MAX_SEED = 2 ** 32 - 1;
+const MAX_SEED = 2 ** 32 - 1;
 
 /** Flags every command that runs episodes takes (DESIGN.md §5). */
 export const EPISODE_FLAGS: Record<string, FlagSpec> = {

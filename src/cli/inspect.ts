@@ -73,7 +73,7 @@ function formatDuration(ns: bigint): string {
 }
 
 /** The `--json` object: the documented fields first, then extras. */
-export function summaryJson(s: McapSummary, damaged: readonly string[] = []): Record<string, unknown> {
+function summaryJson(s: McapSummary, damaged: readonly string[] = []): Record<string, unknown> {
   return {
     messageCount: s.messageCount,
     startNs: s.startNs.toString(),
@@ -92,7 +92,7 @@ export function summaryJson(s: McapSummary, damaged: readonly string[] = []): Re
 }
 
 /** Prints the summary in `ros2 bag info`'s layout. */
-export function summaryText(s: McapSummary, damaged: readonly string[] = []): string {
+function summaryText(s: McapSummary, damaged: readonly string[] = []): string {
   const lines = [
     `Files:             ${s.files.join(", ")}`,
     `Bag size:          ${formatBytes(s.bytes)}`,

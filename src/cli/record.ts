@@ -2,7 +2,7 @@
  * `engram record <run-config> [--source expert|leader|keyboard] [--task ID] [--episodes N] [--seed S]
  * [--out DIR] [--resume DIR] [--max-steps N] [--perturb RAD] [--no-cameras] [--compression C] [--camera-rate HZ]
  * [--image-format raw|jpeg] [--jpeg-quality Q] [--keys] [--json]`: records
- * teleop demonstrations, one MCAP per episode + episodes.jsonl (src/record/teleop/recordSession.ts).
+ * teleop demonstrations, one MCAP per episode + episodes.jsonl (src/app/recordSession.ts).
  * Keys (raw terminal, works over SSH): n save, f save as failure, r discard and re-record, space
  * pause/hold, q stop; jog keys for --source keyboard (w/s, a/d, e/c, g, tab). The expert source
  * runs without keys (saved by the sim's verdict) unless --keys is given. A progress line goes to
@@ -12,7 +12,7 @@ import { resolve } from "node:path";
 import { loadRunConfig } from "../config/loaders.js";
 import { loadRobotProfile } from "../robot/loadRobotProfile.js";
 import { terminalKeys, type KeySource } from "../record/teleop/keys.js";
-import { recordEpisodes, type RecordProgress, type TeleopSourceKind } from "../record/teleop/recordSession.js";
+import { recordEpisodes, type RecordProgress, type TeleopSourceKind } from "../app/recordSession.js";
 import {
   episodeSeeds, EPISODE_FLAGS, flagChoice, flagNumber, flagOptionalInt, flagString, parseCommand, UsageError,
   type CommandSpec,
@@ -100,7 +100,7 @@ export async function main(args: string[]): Promise<number> {
 }
 
 /** One progress line (rewritten in place with \r; saved/discarded lines end with a newline). */
-export function progressLine(p: RecordProgress): string {
+function progressLine(p: RecordProgress): string {
   const head = `[record] episode ${p.episode}/${p.total}`;
   switch (p.phase) {
     case "reset": return `\r${head} reset the scene: starting in ${p.countdownS} s   `;

@@ -14,7 +14,7 @@ import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { loadRunConfig, type LoadedRunConfig } from "../config/loaders.js";
 import { identityOf, readMcapMetadata } from "../record/episodeWriter.js";
-import { replayEpisode } from "../record/replay.js";
+import { replayEpisode } from "../app/replayCommands.js";
 import { replayThroughPolicy } from "../record/replayPolicy.js";
 import { loadRobotProfile } from "../robot/loadRobotProfile.js";
 import { flagChoice, flagNumber, flagString, parseCommand, UsageError, type CommandSpec } from "./args.js";

@@ -8,7 +8,7 @@ import { FoxgloveView } from "../bus/foxgloveView.js";
 import { flagOptionalInt, type FlagSpec, type ParsedArgs } from "./args.js";
 
 /** The port `--view` alone serves on. */
-export const DEFAULT_VIEW_PORT = 8765;
+const DEFAULT_VIEW_PORT = 8765;
 
 /** The `--view` flag, for a command's spec. */
 export const VIEW_FLAG: Record<string, FlagSpec> = {

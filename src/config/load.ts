@@ -77,7 +77,7 @@ export function parseYaml(file: string, text: string): { source: YamlSource; iss
  * How many nodes alias expansion may produce (the yaml library counts nested expansions): enough
  * for a config that reuses a block with `&name`/`*name`, far below what an alias bomb expands to.
  */
-export const MAX_ALIAS_COUNT = 1000;
+const MAX_ALIAS_COUNT = 1000;
 
 /** An issue for a document that cannot be turned into data, placed at its first alias when it has one. */
 function expansionIssue(file: string, doc: Document, lineCounter: LineCounter, err: Error): ConfigIssue {
@@ -133,7 +133,7 @@ export function locate(source: YamlSource, path: FieldPath, preferKey = false): 
 }
 
 /** The plain value at `path` in `data` (undefined when absent). */
-export function valueAt(data: unknown, path: FieldPath): unknown {
+function valueAt(data: unknown, path: FieldPath): unknown {
   let v = data;
   for (const p of path) {
     if (v === null || typeof v !== "object") return undefined;

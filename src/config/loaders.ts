@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import type { CameraCalibration } from "../robot/types.js";
+import type { CameraCalibration } from "./schemas/robotTypes.js";
 import { ConfigError, issueAt, loadYamlOrThrow, parseYaml, readConfigText } from "./load.js";
 import type { ConfigIssue, FieldPath, YamlSource } from "./load.js";
 import { calibrationSchema } from "./schemas/calibration.js";

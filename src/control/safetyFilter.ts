@@ -1,3 +1,9 @@
+/**
+ * The safety filter (class SafetyFilter below). NOTE: over 300 lines: the chunk check and the
+ * per-tick step are the one place every command is judged, in a fixed order (shape, names,
+ * finite values, limits, rate, workspace, stop latch); kept in one file so that order reads top to
+ * bottom, as ros2_controllers' joint_trajectory_controller validates a goal.
+ */
 import type { ActionChunk } from "../policy/types.js";
 import type { LayoutSpec, RobotProfile } from "../robot/types.js";
 import { angleDelta, clamp, resolveLimits, sameNames, type DimLimit, type EeStepLimits } from "./limits.js";

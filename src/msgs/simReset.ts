@@ -7,7 +7,7 @@
  * NOTE: a topic pair rather than a ROS 2 service: rclnodejs serves services only with generated
  * typed classes (no raw CDR path), and the Bus carries topics alone (local, replay and MCAP too).
  */
-import type { Qos } from "../bus/types.js";
+import type { Qos } from "./qos.js";
 import { codecFor } from "./codec.js";
 
 /** QoS of both reset topics: latched, so a late joiner still gets the last request and reply. */

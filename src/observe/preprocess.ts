@@ -1,4 +1,5 @@
 import sharp, { type Sharp } from "sharp";
+import { jpegFromRgb } from "../msgs/image.js";
 import type { CompressedImage, Image } from "../msgs/types.js";
 
 /** Target size and pixel normalization of one policy camera input. */
@@ -81,12 +82,15 @@ export function hwcToNormalizedChw(rgb: Uint8Array, spec: ImageSpec): Float32Arr
   return out;
 }
 
+/** sharp's default JPEG quality, which planner images have always been encoded at. */
+const PLANNER_JPEG_QUALITY = 80;
+
 /**
  * The frame as JPEG bytes, for a planner's image: compressed frames pass through as they came,
- * raw rgb8 frames are encoded by sharp.
+ * raw rgb8 frames are encoded by sharp (src/msgs/image.ts).
  */
 export async function frameToJpeg(frame: CameraFrame): Promise<Uint8Array> {
   if (frame.kind === "compressed") return frame.msg.data;
   const m = frame.msg;
-  return new Uint8Array(await sharp(m.data, { raw: { width: m.width, height: m.height, channels: 3 } }).jpeg().toBuffer());
+  return jpegFromRgb(m.data, m.width, m.height, PLANNER_JPEG_QUALITY, "sharp");
 }

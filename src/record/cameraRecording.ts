@@ -9,7 +9,7 @@
 import { decode, encode } from "../msgs/codec.js";
 import type { RosType } from "../msgs/types.js";
 import type { RobotProfile } from "../robot/types.js";
-import { compressedImageFromRgb } from "../sim/render/encode.js";
+import { compressedImageFromRgb } from "../msgs/image.js";
 import type { RecordedTopicSpec } from "./busRecorder.js";
 
 /** How cameras are recorded. */

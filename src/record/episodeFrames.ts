@@ -10,7 +10,7 @@ import type { RobotProfile } from "../robot/types.js";
 import { recordedCameraTopic } from "./cameraRecording.js";
 import { readEpisodeIndex } from "./episodeIndex.js";
 import { ANNOTATIONS_TOPIC, annotationOf, identityOf, readMcapMetadata, type EpisodeAnnotation, type EpisodeIdentity } from "./episodeWriter.js";
-import { McapSource } from "./mcapReader.js";
+import { McapSource } from "../bus/mcapReader.js";
 
 /** Joint positions with their names (order as recorded). */
 export interface NamedPositions { names: readonly string[]; positions: ArrayLike<number> }

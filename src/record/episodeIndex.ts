@@ -86,7 +86,7 @@ export function specDifferences(previous: RecordingSpec, current: RecordingSpec)
 }
 
 /** `<dir>/recording.json`. */
-export function specPath(dir: string): string { return join(dir, "recording.json"); }
+function specPath(dir: string): string { return join(dir, "recording.json"); }
 /** `<dir>/episodes.jsonl`. */
 export function indexPath(dir: string): string { return join(dir, "episodes.jsonl"); }
 

@@ -11,18 +11,17 @@ import type { LocalBus } from "../bus/local.js";
 import { encode } from "../msgs/codec.js";
 import type { RosType } from "../msgs/types.js";
 import type { LoadedRobot } from "../robot/loadRobotProfile.js";
-import { SIM_SENSOR_QOS } from "../sim/node/sensors.js";
-import { EVENTS_QOS, EVENTS_TOPIC } from "../trial/eventLog.js";
+import { EVENTS_QOS, EVENTS_TOPIC, SIM_SENSOR_QOS } from "../msgs/qos.js";
 import { BusRecorder, type RecordedTopicSpec } from "./busRecorder.js";
 import { FULL_CAMERA_RECORDING, type CameraRecording } from "./cameraRecording.js";
 import type { ChunkCompression } from "./chunkCompression.js";
 import type { RecorderSummary } from "./mcapRecorder.js";
-import { McapSource } from "./mcapReader.js";
+import { McapSource } from "../bus/mcapReader.js";
 
 /** Subtask annotations topic (std_msgs/msg/String, one JSON `EpisodeAnnotation` per message). */
 export const ANNOTATIONS_TOPIC = "/engram/annotations";
 /** Annotations are few and must all arrive. */
-export const ANNOTATIONS_QOS: Qos = { ...RELIABLE_QOS, depth: 100 };
+const ANNOTATIONS_QOS: Qos = { ...RELIABLE_QOS, depth: 100 };
 /** Mem-0's subtask-end label: the last this-many frames of each segment are positives. */
 export const END_LABEL_FRAMES = 8;
 /** Chunk size of episode recordings: what a kill may lose at most. */
@@ -136,7 +135,7 @@ function imageTypeOf(c: { encoding: string }): RosType {
 }
 
 /** Messages the bus dropped so far for keep-all (recorder) subscriptions on `topics` (0 when the bus keeps no stats). */
-export function recorderDrops(bus: Bus, topics: ReadonlyArray<{ topic: string }>): number {
+function recorderDrops(bus: Bus, topics: ReadonlyArray<{ topic: string }>): number {
   const stats = (bus as Partial<Pick<LocalBus, "stats">>).stats;
   if (typeof stats !== "function") return 0;
   const names = new Set(topics.map((t) => t.topic));

@@ -9,7 +9,7 @@
  *   /joint_action/<arm>_gripper  float64 [T]     the action's gripper (robot units: finger opening, m)
  *   /joint_action/vector         float64 [T, D]  [left arm, left gripper, right arm, right gripper] (RoboTwin's order)
  *   /endpose/<arm>_endpose       float64 [T, 7]  measured tool (TCP) pose in the twin's world frame: x, y, z, qw, qx, qy, qz
- *                                                 (robots the twin models: X-One, Franka; absent for others)
+ *                                                 (robots that declare kinematics; absent for others)
  *   /endpose/<arm>_gripper       float64 [T]     measured gripper
  *   /observation/<cam>_camera/rgb |S{n} [T]      JPEG bytes per frame in RoboTwin's channel order
  *                                                 (roboTwinJpeg.ts): what cv2.imencode(".jpg", rgb)
@@ -29,9 +29,9 @@ import sharp from "sharp";
 import { decode } from "../msgs/codec.js";
 import { getLayout, layoutDim, toPolicyVector } from "../robot/layout.js";
 import type { LayoutSpec, RobotProfile } from "../robot/types.js";
-import { DhChain } from "../sim/kinematics/DhChain.js";
-import { quatOf, translationOf } from "../sim/kinematics/transform.js";
-import { armModelsFor } from "../sim/robots/index.js";
+import { armChains } from "../robot/kinematics/armChains.js";
+import type { DhChain } from "../robot/kinematics/DhChain.js";
+import { quatOf, translationOf } from "../robot/kinematics/transform.js";
 import { readEpisodeFrames, runEpisodes, type CameraMessage, type NamedPositions } from "./episodeFrames.js";
 import { writeExportAtomically } from "./exportAtomic.js";
 import { JPEG_CHANNEL_ORDER_ATTR, roboTwinJpegFromJpeg, roboTwinJpegFromRgb } from "./roboTwinJpeg.js";
@@ -52,7 +52,7 @@ export function roboTwinCameraName(name: string): string {
 }
 
 /** RoboTwin's vector order: each arm's joints, then its gripper, arms in profile order. */
-export function roboTwinOrder(profile: RobotProfile): { kind: "joint"; names: string[] } {
+function roboTwinOrder(profile: RobotProfile): { kind: "joint"; names: string[] } {
   return { kind: "joint", names: profile.arms.flatMap((a) => [...a.joints, ...(a.gripper ? [a.gripper] : [])]) };
 }
 
@@ -75,7 +75,7 @@ export async function exportRunHdf5(runDir: string, profile: RobotProfile, outDi
 }
 
 /** Exports one episode MCAP to `hdf5Path`. */
-export async function exportEpisodeHdf5(mcapPath: string, profile: RobotProfile, hdf5Path: string, outcome = "unknown"): Promise<{ exported: ExportedEpisode; instruction: string }> {
+async function exportEpisodeHdf5(mcapPath: string, profile: RobotProfile, hdf5Path: string, outcome = "unknown"): Promise<{ exported: ExportedEpisode; instruction: string }> {
   const { name: layoutName, layout } = exportLayout(profile);
   const order = roboTwinOrder(profile);
   const chains = kinematicChains(profile);
@@ -159,13 +159,13 @@ function range(n: number): number[] {
   return Array.from({ length: n }, (_, i) => i);
 }
 
-/** Forward kinematics of each profile arm (the twin's models), or null for a robot the twin does not model (no /endpose then). */
+/**
+ * Forward kinematics of each profile arm in the world frame (`kinematics.world`), or null for a
+ * robot that declares no kinematics (no /endpose then).
+ */
 export function kinematicChains(profile: RobotProfile): DhChain[] | null {
-  try {
-    return armModelsFor(profile).map((m) => new DhChain(m.kinematics, m.baseInWorld));
-  } catch {
-    return null;
-  }
+  if (!profile.kinematics) return null;
+  return armChains(profile, "world").map((c) => c.chain);
 }
 
 /** The TCP pose of an arm in the world frame: x, y, z, qw, qx, qy, qz. */

@@ -40,7 +40,7 @@ const VIDEO_PATH = "videos/{video_key}/chunk-{chunk_index:03d}/file-{file_index:
 const FILE_000 = "chunk-000/file-000";
 
 /** The LeRobot feature key of a camera. */
-export function videoKey(camera: string): string {
+function videoKey(camera: string): string {
   return `observation.images.${camera}`;
 }
 

@@ -47,10 +47,10 @@ export interface XPolicyLabExport {
 }
 
 /** The trajectory format version XPolicyLab's loader accepts. */
-export const DATA_FORMAT_VERSION = "v1.0";
+const DATA_FORMAT_VERSION = "v1.0";
 
 /** XPolicyLab's camera group of a profile camera: head → cam_head, left_wrist → cam_left_wrist. */
-export function xpolicylabCameraName(camera: string): string {
+function xpolicylabCameraName(camera: string): string {
   return `cam_${camera}`;
 }
 
@@ -133,7 +133,7 @@ interface EpisodeRows {
 }
 
 /** Exports one episode MCAP to `path`. */
-export async function exportEpisodeXPolicyLab(
+async function exportEpisodeXPolicyLab(
   mcapPath: string, profile: RobotProfile, path: string, outcome = "unknown",
 ): Promise<{ exported: ExportedEpisode; summary: EpisodeSummary }> {
   const arms = armKeysOf(profile);

@@ -4,7 +4,7 @@ export { McapRecorder, type RecorderOptions, type TopicOptions, type RecorderSum
 export {
   McapSource, decompressHandlers,
   type RecordedMessage, type RecordedTopic, type ReadMode, type MessageFilter, type StreamScan,
-} from "./mcapReader.js";
+} from "../bus/mcapReader.js";
 export { recoverMcap, defaultRecoveredPath, type RecoverResult } from "./mcapRecover.js";
 export { summarizeMcap, mcapFilesOf, type McapSummary, type TopicSummary } from "./mcapInspect.js";
 export { offeredQosYaml, qosFromOfferedYaml } from "./mcapQos.js";

@@ -7,7 +7,7 @@
 import { open, type FileHandle } from "node:fs/promises";
 import { McapIndexedReader, McapRecordBuilder, McapStreamReader, type TypedMcapRecord, type TypedMcapRecords } from "@mcap/core";
 import { FileHandleReadable } from "@mcap/nodejs";
-import { decompressHandlers } from "./mcapReader.js";
+import { decompressHandlers } from "../bus/mcapReader.js";
 
 /** A chunk that failed: where it is, why, and how many messages its message index says it held. */
 export interface BadChunk {

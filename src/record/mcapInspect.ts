@@ -6,7 +6,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { walkChunks } from "./mcapChunks.js";
-import { McapSource, topicOf, type RecordedTopic } from "./mcapReader.js";
+import { McapSource, topicOf, type RecordedTopic } from "../bus/mcapReader.js";
 import { qosFromOfferedYaml } from "./mcapQos.js";
 import type { Qos } from "../bus/types.js";
 

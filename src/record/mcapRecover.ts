@@ -9,7 +9,7 @@
 import { open, rename, rm } from "node:fs/promises";
 import { resolve } from "node:path";
 import { walkChunks, type BadChunk } from "./mcapChunks.js";
-import { McapSource } from "./mcapReader.js";
+import { McapSource } from "../bus/mcapReader.js";
 import { McapFileWriter } from "./mcapWriter.js";
 
 /** What `recoverMcap` saved. */

@@ -9,7 +9,7 @@ import { codecFor, decode, encode } from "../msgs/codec.js";
 import { type RosType } from "../msgs/types.js";
 import type { RobotProfile } from "../robot/types.js";
 import { identityOf, readMcapMetadata, ANNOTATIONS_TOPIC, type EpisodeAnnotation, type EpisodeIdentity } from "./episodeWriter.js";
-import { McapSource } from "./mcapReader.js";
+import { McapSource } from "../bus/mcapReader.js";
 import { LeaderForwarder } from "./teleop/leaderForwarder.js";
 
 /** One recorded command: re-sent on `topic` at `offsetNs` after the episode start. */
@@ -38,7 +38,7 @@ export function prefixWarning(path: string, fallbackReason: string | undefined, 
 }
 
 /** Topics whose messages are commands to the robot: the leader arm and the profile's command interface. */
-export function commandTopics(profile: RobotProfile): string[] {
+function commandTopics(profile: RobotProfile): string[] {
   const c = profile.command;
   return [profile.teleop.leader_topic, c.joint_topic, ...(c.gripper_topic ? [c.gripper_topic] : []), ...(c.pose_topic ? [c.pose_topic] : [])];
 }

@@ -23,7 +23,7 @@ import { getTask } from "../sim/tasks/index.js";
 import { matchSubtaskEnds } from "../trial/summary.js";
 import { McapRecorder } from "./mcapRecorder.js";
 import { recordedCameraTopic } from "./cameraRecording.js";
-import { McapSource } from "./mcapReader.js";
+import { McapSource } from "../bus/mcapReader.js";
 import { prefixWarning } from "./replayEpisode.js";
 import { identityOf, readMcapMetadata, ANNOTATIONS_TOPIC, type EpisodeAnnotation } from "./episodeWriter.js";
 import { complexityOf } from "../policy/planner/gating.js";

@@ -5,11 +5,10 @@
  * back. Every RoboTwin script reads frames that way, so the export writes the same bytes:
  * red and blue swapped before encoding, at OpenCV's default quality 95 (4:2:0, libjpeg-turbo).
  */
-import sharp from "sharp";
-import { jpegFromRgb } from "../sim/render/encode.js";
+import { jpegFromRgb, rgbFromJpeg } from "../msgs/image.js";
 
 /** OpenCV's IMWRITE_JPEG_QUALITY default, what `cv2.imencode(".jpg", img)` uses. */
-export const ROBOTWIN_JPEG_QUALITY = 95;
+const ROBOTWIN_JPEG_QUALITY = 95;
 
 /**
  * Root attribute of an export naming the channel order its JPEGs hold as a true-colour decoder
@@ -44,9 +43,6 @@ export interface RoboTwinJpeg { jpeg: Uint8Array; width: number; height: number 
  * names the frame in the error when it does not decode to 3 colour channels.
  */
 export async function roboTwinJpegFromJpeg(jpeg: Uint8Array, what: string): Promise<RoboTwinJpeg> {
-  const decoded = sharp(jpeg).removeAlpha().toColourspace("srgb").raw();
-  const { data, info } = await decoded.toBuffer({ resolveWithObject: true });
-  if (info.channels !== 3) throw new Error(`${what}: JPEG decoded to ${info.channels} channels, expected 3 (RGB)`);
-  const rgb = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  return { jpeg: await roboTwinJpegFromRgb(rgb, info.width, info.height), width: info.width, height: info.height };
+  const { rgb, width, height } = await rgbFromJpeg(jpeg, what);
+  return { jpeg: await roboTwinJpegFromRgb(rgb, width, height), width, height };
 }

@@ -1,14 +1,13 @@
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { publisher } from "../bus/rx.js";
-import { RELIABLE_QOS, type Bus, type Qos } from "../bus/types.js";
+import type { Bus } from "../bus/types.js";
 import { Secrets } from "../config/secrets.js";
 import { codecFor } from "../msgs/codec.js";
+import { EVENTS_QOS, EVENTS_TOPIC } from "../msgs/qos.js";
 
-/** The events topic (std_msgs/msg/String, one JSON object per message). */
-export const EVENTS_TOPIC = "/engram/events";
-/** Events are few and must all arrive: reliable, keep the last 100 for late joiners' queues. */
-export const EVENTS_QOS: Qos = { ...RELIABLE_QOS, depth: 100 };
+/** The events topic and its QoS are a topic contract (src/msgs/qos.ts). */
+export { EVENTS_QOS, EVENTS_TOPIC };
 
 /**
  * One event (DESIGN.md §3): `event` names it (episode_start, episode_end, subtask_start,

@@ -15,7 +15,7 @@ import { pngOfSvg, svgOf } from "./report/render.js";
 import { readReportRun, reportRunOf, type ReportRun } from "./report/runData.js";
 
 /** Episodes that get their own classifier plot and key frames; later ones are listed as not drawn. */
-export const PER_EPISODE_LIMIT = 20;
+const PER_EPISODE_LIMIT = 20;
 
 /** Summarizes a finished (or stopped) run and writes summary.json, report.md and its plots into `outDir`. */
 export async function finishRun(outDir: string, args: Parameters<typeof summarizeRun>[0]): Promise<RunSummary> {

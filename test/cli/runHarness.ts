@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { decode } from "../../src/msgs/codec.js";
-import { McapSource } from "../../src/record/mcapReader.js";
+import { McapSource } from "../../src/bus/mcapReader.js";
 import { loadRobotProfile } from "../../src/robot/index.js";
 
 const REPO = new URL("../../", import.meta.url).pathname;

@@ -6,8 +6,8 @@ import type { JointPositions } from "../../src/control/types.js";
 import { decode, encode } from "../../src/msgs/codec.js";
 import { timeFromNs, type JointTrajectory } from "../../src/msgs/types.js";
 import type { ActionChunk } from "../../src/policy/types.js";
-import { DhChain } from "../../src/sim/kinematics/DhChain.js";
-import { fromPose, identity, quatOf, rotX, rotZ, compose, translationOf } from "../../src/sim/kinematics/transform.js";
+import { DhChain } from "../../src/robot/kinematics/DhChain.js";
+import { fromPose, identity, quatOf, rotX, rotZ, compose, translationOf } from "../../src/robot/kinematics/transform.js";
 import { PANDA_READY, pandaArm } from "../../src/sim/robots/panda.js";
 import { X_ONE_16D, X_ONE_DRIVER_ORDER, frankaProfile, xOneProfile } from "./profiles.js";
 

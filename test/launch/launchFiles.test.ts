@@ -122,7 +122,7 @@ for (const file of FILES) {
       // The V8 flag every entry point passes (see src/cli.ts), then the CLI.
       assert.equal(nodeFlag, "--max-semi-space-size=2", `${where}: args must start with node's --max-semi-space-size=2`);
       assert.equal(resolve(argv[0]!), join(LAUNCH_DIR, "..", "dist", "cli.js"), `${where}: args must go on with $(dirname)/../dist/cli.js`);
-      assert.ok(existsSync("src/cli.ts"), "dist/cli.js is built from src/cli.ts (tsconfig rootDir src, outDir dist)");
+      assert.ok(existsSync("src/cli.ts"), "dist/cli.js is built from src/cli.ts (tsconfig.build.json: rootDir src, outDir dist)");
       // What launch runs: the args, then its own --ros-args block, which the CLI strips.
       const remaps = (body.remap as Array<{ from: string; to: string }> | undefined) ?? [];
       const params = (body.param as Array<{ name: string; value: unknown }> | undefined) ?? [];

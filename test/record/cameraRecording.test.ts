@@ -19,7 +19,7 @@ import { decode } from "../../src/msgs/codec.js";
 import { rateGate } from "../../src/record/cameraRecording.js";
 import { readRecordingSpec } from "../../src/record/episodeIndex.js";
 import { McapSource, summarizeMcap } from "../../src/record/index.js";
-import { recordEpisodes } from "../../src/record/teleop/recordSession.js";
+import { recordEpisodes } from "../../src/app/recordSession.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
 
 const dir = mkdtempSync(join(tmpdir(), "engram-camrec-test-"));

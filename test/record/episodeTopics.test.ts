@@ -9,7 +9,7 @@ import { RELIABLE_QOS, SENSOR_QOS } from "../../src/bus/types.js";
 import { loadRunConfig } from "../../src/config/loaders.js";
 import { cameraPublisherQos, episodeTopics } from "../../src/record/episodeWriter.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
-import { SIM_SENSOR_QOS } from "../../src/sim/node/sensors.js";
+import { SIM_SENSOR_QOS } from "../../src/msgs/qos.js";
 
 const robot = loadRobotProfile(loadRunConfig("launch/x-one.yaml").robotPath);
 const commands = [{ topic: robot.profile.command.joint_topic, type: "trajectory_msgs/msg/JointTrajectory" }];

@@ -16,7 +16,7 @@ import { loadRunConfig } from "../../src/config/loaders.js";
 import { exportRunHdf5 } from "../../src/record/exportHdf5.js";
 import { McapSource } from "../../src/record/index.js";
 import { readRecordedEpisode } from "../../src/record/replayEpisode.js";
-import { recordEpisodes } from "../../src/record/teleop/recordSession.js";
+import { recordEpisodes } from "../../src/app/recordSession.js";
 import { getLayout, toPolicyVector } from "../../src/robot/layout.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
 import { decode } from "../../src/msgs/codec.js";

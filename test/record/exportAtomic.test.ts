@@ -14,7 +14,7 @@ import { loadRunConfig } from "../../src/config/loaders.js";
 import { exportRunHdf5 } from "../../src/record/exportHdf5.js";
 import { exportRunLeRobot } from "../../src/record/exportLeRobot.js";
 import { exportRunXPolicyLab } from "../../src/record/exportXPolicyLab.js";
-import { recordEpisodes } from "../../src/record/teleop/recordSession.js";
+import { recordEpisodes } from "../../src/app/recordSession.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
 import type { RobotProfile } from "../../src/robot/types.js";
 

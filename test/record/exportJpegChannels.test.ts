@@ -19,7 +19,7 @@ import { frameToTensor } from "../../src/observe/preprocess.js";
 import { readEpisodeFrames, type CameraMessage } from "../../src/record/episodeFrames.js";
 import { exportRunHdf5 } from "../../src/record/exportHdf5.js";
 import { swapRedBlue } from "../../src/record/roboTwinJpeg.js";
-import { recordEpisodes } from "../../src/record/teleop/recordSession.js";
+import { recordEpisodes } from "../../src/app/recordSession.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
 import { convertEpisode } from "../../training/mem0_tiny/hdf5ToNpy.js";
 import { missingPython, PROJECT_PYTHON, runPython } from "./externalTools.js";

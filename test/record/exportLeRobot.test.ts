@@ -14,7 +14,7 @@ import { main as exportMain } from "../../src/cli/export.js";
 import { loadRunConfig } from "../../src/config/loaders.js";
 import { decode } from "../../src/msgs/codec.js";
 import { readRecordedEpisode } from "../../src/record/replayEpisode.js";
-import { recordEpisodes } from "../../src/record/teleop/recordSession.js";
+import { recordEpisodes } from "../../src/app/recordSession.js";
 import { getLayout, toPolicyVector } from "../../src/robot/layout.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
 import { missingPython, missingTool, runPython, VENV_PYTHON } from "./externalTools.js";

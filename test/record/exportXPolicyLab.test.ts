@@ -18,7 +18,7 @@ import { armKeysOf, envCfgTypeOf } from "../../src/record/exportXPolicyLab.js";
 import { loadRunConfig } from "../../src/config/loaders.js";
 import { decode } from "../../src/msgs/codec.js";
 import { readRecordedEpisode } from "../../src/record/replayEpisode.js";
-import { recordEpisodes } from "../../src/record/teleop/recordSession.js";
+import { recordEpisodes } from "../../src/app/recordSession.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
 import { toPolicyVector } from "../../src/robot/layout.js";
 import { missingPython, PROJECT_PYTHON, runPython } from "./externalTools.js";

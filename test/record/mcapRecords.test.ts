@@ -4,7 +4,7 @@ import test from "node:test";
 import { McapIndexedReader, McapRecordBuilder, McapStreamReader, type IReadable } from "@mcap/core";
 import { chunkHeader, messageHeader } from "../../src/record/mcapRecords.js";
 import type { ChunkCompression } from "../../src/record/chunkCompression.js";
-import { decompressHandlers } from "../../src/record/mcapReader.js";
+import { decompressHandlers } from "../../src/bus/mcapReader.js";
 import { McapFileWriter, type McapSink } from "../../src/record/mcapWriter.js";
 
 const concat = (parts: Uint8Array[]): Uint8Array => {

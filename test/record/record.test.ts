@@ -14,10 +14,10 @@ import { loadRunConfig } from "../../src/config/loaders.js";
 import { decode } from "../../src/msgs/codec.js";
 import { readEpisodeIndex } from "../../src/record/episodeIndex.js";
 import { identityOf, readMcapMetadata, type EpisodeAnnotation } from "../../src/record/episodeWriter.js";
-import { McapSource } from "../../src/record/mcapReader.js";
+import { McapSource } from "../../src/bus/mcapReader.js";
 import { recoverMcap } from "../../src/record/mcapRecover.js";
 import { parseKeys, type KeyPress, type KeySource } from "../../src/record/teleop/keys.js";
-import { recordEpisodes } from "../../src/record/teleop/recordSession.js";
+import { recordEpisodes } from "../../src/app/recordSession.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
 
 const dir = mkdtempSync(join(tmpdir(), "engram-record-test-"));

@@ -13,7 +13,7 @@ import { Ros2Bus } from "../../src/bus/ros2.js";
 import { RELIABLE_QOS, type Qos } from "../../src/bus/types.js";
 import { decode, encode } from "../../src/msgs/codec.js";
 import { BusRecorder } from "../../src/record/busRecorder.js";
-import { McapSource } from "../../src/record/mcapReader.js";
+import { McapSource } from "../../src/bus/mcapReader.js";
 import { qosFromOfferedYaml } from "../../src/record/mcapQos.js";
 
 const SKIP = process.env.ROS_DISTRO && process.env.AMENT_PREFIX_PATH

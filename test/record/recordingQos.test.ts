@@ -12,7 +12,7 @@ import { LocalBus } from "../../src/bus/local.js";
 import { RELIABLE_QOS, SENSOR_QOS, type Qos } from "../../src/bus/types.js";
 import { decode, encode } from "../../src/msgs/codec.js";
 import { BusRecorder } from "../../src/record/busRecorder.js";
-import { McapSource } from "../../src/record/mcapReader.js";
+import { McapSource } from "../../src/bus/mcapReader.js";
 import { recordingQos } from "../../src/record/recordingQos.js";
 
 const LATCHED: Qos = { ...RELIABLE_QOS, durability: "transient_local", depth: 1 };

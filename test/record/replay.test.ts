@@ -13,9 +13,9 @@ import { SimClock } from "../../src/bus/clock.js";
 import { LocalBus } from "../../src/bus/local.js";
 import { loadRunConfig } from "../../src/config/loaders.js";
 import { McapRecorder } from "../../src/record/mcapRecorder.js";
-import { replayEpisode } from "../../src/record/replay.js";
+import { replayEpisode } from "../../src/app/replayCommands.js";
 import { moveToStart, readRecordedEpisode, trackingError } from "../../src/record/replayEpisode.js";
-import { recordEpisodes } from "../../src/record/teleop/recordSession.js";
+import { recordEpisodes } from "../../src/app/recordSession.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
 import { SimNode } from "../../src/sim/node/SimNode.js";
 

@@ -11,9 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadRunConfig } from "../../src/config/loaders.js";
 import { decode } from "../../src/msgs/codec.js";
-import { McapSource } from "../../src/record/mcapReader.js";
+import { McapSource } from "../../src/bus/mcapReader.js";
 import { replayThroughPolicy } from "../../src/record/replayPolicy.js";
-import { recordEpisodes } from "../../src/record/teleop/recordSession.js";
+import { recordEpisodes } from "../../src/app/recordSession.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
 
 const dir = mkdtempSync(join(tmpdir(), "engram-through-policy-test-"));

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { loadRunConfig } from "../../src/config/loaders.js";
 import { identityOf, readMcapMetadata } from "../../src/record/episodeWriter.js";
-import { replayEpisode } from "../../src/record/replay.js";
+import { replayEpisode } from "../../src/app/replayCommands.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
 import { runTrial } from "../../src/trial/runTrial.js";
 

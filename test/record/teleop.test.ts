@@ -15,7 +15,7 @@ import { KeyboardJog } from "../../src/record/teleop/keyboardJog.js";
 import { parseKeys } from "../../src/record/teleop/keys.js";
 import { LeaderForwarder } from "../../src/record/teleop/leaderForwarder.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
-import { DhChain } from "../../src/sim/kinematics/DhChain.js";
+import { DhChain } from "../../src/robot/kinematics/DhChain.js";
 import { armModelsFor } from "../../src/sim/robots/index.js";
 
 const profile = loadRobotProfile("robots/x-one.yaml").profile;

@@ -10,10 +10,14 @@ import { test } from "node:test";
 import { quaternionFromRpy } from "../../src/control/output/rotation.js";
 import { ConfigError } from "../../src/config/index.js";
 import { robotKinematics, rpyOf } from "../../src/robot/kinematics/robotKinematics.js";
-import { quatOf } from "../../src/robot/kinematics/transform.js";
+import { armChains, baseFrames } from "../../src/robot/kinematics/armChains.js";
+import { KINEMATIC_MODELS, type ArmKinematicModel } from "../../src/robot/kinematics/models.js";
+import { quatOf, translation, translationOf } from "../../src/robot/kinematics/transform.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
 import { stateVector } from "../../src/robot/stateVector.js";
 import type { RobotProfile } from "../../src/robot/types.js";
+import { fixedFrames } from "../../src/sim/robots/index.js";
+import { taskRobotOf } from "../../src/sim/tasks/index.js";
 import { SimWorld } from "../../src/sim/world/SimWorld.js";
 import { copyConfigs, edit } from "../config/helpers.js";
 
@@ -101,7 +105,7 @@ test("no kinematics → no FK; an unknown model names the known ones", () => {
 
 test("profile kinematics errors come at their line: none, unknown model, a missing base, a frame not the box's", () => {
   const bases = "  bases: { left_base: [0.0, 0.3, 0.0], right_base: [0.0, -0.3, 0.0] }\n";
-  const block = `kinematics:\n  model: x-one-arm\n  frame: base_link\n${bases}`;
+  const block = `kinematics:\n  model: x-one-arm\n  frame: base_link\n${bases}  world: [0.0, 0.0, 0.75]\n`;
   // [text to replace, replacement, expected message, the text on the line the error must name]
   const cases: Array<[string, string, RegExp, string]> = [
     ["model: x-one-arm", "model: x-two",
@@ -126,4 +130,47 @@ test("profile kinematics errors come at their line: none, unknown model, a missi
     assert.ok(issue, `${to}: ${String(err)}`);
     assert.equal(issue.line, line, `${to}: ${String(err)}`);
   }
+});
+
+test("armChains: the declared model per arm, based in the workspace frame or at kinematics.world; no fixed joint count", () => {
+  const x = ROBOTS[0]!;
+  const workspace = armChains(x, "workspace"), world = armChains(x, "world");
+  assert.deepEqual(workspace.map((c) => c.arm), ["left", "right"]);
+  assert.deepEqual(translationOf(workspace[1]!.chain.base), [0, -0.3, 0]);
+  assert.deepEqual(translationOf(world[1]!.chain.base), [0, -0.3, 0.75]);
+  assert.deepEqual(baseFrames(x, "world"), {
+    base_link: translation(0, 0, 0.75), left_base: translation(0, 0.3, 0.75), right_base: translation(0, -0.3, 0.75),
+  });
+  const home = x.arms[0]!.joints.map((n) => x.home[n]!);
+  const dz = translationOf(world[0]!.chain.fk(home).tcp)[2] - translationOf(workspace[0]!.chain.fk(home).tcp)[2];
+  assert.ok(Math.abs(dz - 0.75) < 1e-12, `world - workspace tcp z = ${dz}`);
+  // A model with six joints takes arms of six joints: the count comes from the model, not a constant.
+  const six = { ...KINEMATIC_MODELS["x-one-arm"]!, joints: KINEMATIC_MODELS["x-one-arm"]!.joints.slice(0, 6) };
+  const restore = { ...KINEMATIC_MODELS };
+  (KINEMATIC_MODELS as Record<string, ArmKinematicModel>)["six-dof"] = six;
+  try {
+    const arms = x.arms.map((a) => ({ ...a, joints: a.joints.slice(0, 6) }));
+    assert.equal(armChains({ ...x, arms, kinematics: { ...x.kinematics!, model: "six-dof" } }, "world")[0]!.chain.dof, 6);
+    assert.throws(() => armChains({ ...x, kinematics: { ...x.kinematics!, model: "six-dof" } }, "world"),
+      /arm "left" has 7 joints; kinematics.model "six-dof" has 6 \[robot=x-one\]/);
+  } finally {
+    delete (KINEMATIC_MODELS as Record<string, ArmKinematicModel>)["six-dof"];
+    assert.deepEqual(Object.keys(KINEMATIC_MODELS), Object.keys(restore));
+  }
+  assert.throws(() => armChains({ ...x, kinematics: undefined }, "world"), /robot "x-one" declares no kinematics/);
+});
+
+test("the sim's fixed frames: world, the table-top base_link and the profile's placed frames", () => {
+  const [x, franka] = ROBOTS as [RobotProfile, RobotProfile];
+  assert.deepEqual(Object.keys(fixedFrames(x)).sort(), ["base_link", "left_base", "right_base", "world"]);
+  assert.deepEqual(translationOf(fixedFrames(franka)["panda_link0"]!), [0, 0, 0.75]);
+  assert.throws(() => fixedFrames({ ...x, kinematics: { ...x.kinematics!, world: undefined } }),
+    /sim: robot "x-one" declares no kinematics.world/);
+});
+
+test("task robots: the profile declares its kind (task_robot); none declared names the known kinds", () => {
+  assert.deepEqual(ROBOTS.map((p) => taskRobotOf(p)), ["x-one", "franka-droid"]);
+  assert.throws(() => taskRobotOf({ ...ROBOTS[0]!, task_robot: undefined }),
+    /robot profile "x-one" is not a task robot: it declares no task_robot \(kinds the tasks know: .*x-one.*franka-droid/);
+  assert.equal(taskRobotOf({ ...ROBOTS[1]!, name: "franka-fr3" }), "franka-droid", "by the declared key, not the name");
 });

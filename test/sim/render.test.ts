@@ -2,12 +2,12 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import type { CameraCalibration } from "../../src/robot/types.js";
-import { benchRender } from "../../src/sim/render/bench.js";
+import { benchRender } from "../../bench/render.js";
 import { cameraFromCalibration } from "../../src/sim/render/camera.js";
 import { lookAtPose, quatFromAxisAngle } from "../../src/sim/render/math.js";
 import { boxMesh, cylinderMesh, meshFromShape, sphereMesh } from "../../src/sim/render/meshes.js";
 import { BACKGROUND_RGB, createRenderFrame, renderCamera, type RenderCamera, type RenderFrame } from "../../src/sim/render/rasterize.js";
-import { compose, fromPose, toPose } from "../../src/sim/kinematics/transform.js";
+import { compose, fromPose, toPose } from "../../src/robot/kinematics/transform.js";
 import type { Pose3, RenderMesh, Vec3 } from "../../src/sim/world/types.js";
 
 const IDENTITY: Pose3 = { position: [0, 0, 0], quaternion: [0, 0, 0, 1] };

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { DhChain } from "../../src/sim/kinematics/DhChain.js";
-import { compose, fromPose, identity, quatOf, rotZ, rotX, rotationError, toPose, translation, translationOf } from "../../src/sim/kinematics/transform.js";
+import { DhChain } from "../../src/robot/kinematics/DhChain.js";
+import { compose, fromPose, identity, quatOf, rotZ, rotX, rotationError, toPose, translation, translationOf } from "../../src/robot/kinematics/transform.js";
 import { PANDA_READY, pandaArm } from "../../src/sim/robots/panda.js";
 import { xOneArm } from "../../src/sim/robots/xOne.js";
 

@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadRunConfig } from "../../src/config/loaders.js";
 import type { Policy, PreparedObservation } from "../../src/policy/types.js";
-import { McapSource } from "../../src/record/mcapReader.js";
+import { McapSource } from "../../src/bus/mcapReader.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
 import { runTrial } from "../../src/trial/runTrial.js";
 

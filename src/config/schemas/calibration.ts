@@ -2,10 +2,10 @@
  * Schema of a camera calibration file (`calibration/<robot>/<camera>.yaml`): the ROS camera_info
  * YAML that camera_calibration writes (image_width ... projection_matrix) plus an `extrinsics`
  * block: the pose of the camera optical frame (z forward, x right, y down) in `parent_frame`.
- * It infers exactly `CameraCalibration` from src/robot/types.ts.
+ * It infers exactly `CameraCalibration` from ./robotTypes.ts.
  */
 import { z } from "zod";
-import type { CameraCalibration } from "../../robot/types.js";
+import type { CameraCalibration } from "./robotTypes.js";
 import { addIssue, finite, intIn, name, quatXyzw, Same, vec3 } from "./common.js";
 
 const matrix = <R extends z.ZodTypeAny, C extends z.ZodTypeAny>(rows: R, cols: C) =>

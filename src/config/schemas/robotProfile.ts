@@ -1,6 +1,6 @@
 /**
  * Schema of a robot profile (`robots/<name>.yaml`). It infers exactly `RobotProfile` from
- * src/robot/types.ts (pinned by a type-level check below). NOTE: zod runs whole-object refinements
+ * ./robotTypes.ts (pinned by a type-level check below). NOTE: zod runs whole-object refinements
  * only when every field is well typed; robotProfilePartialCheck runs the same cross-field checks on
  * the well-typed top-level fields so a file's errors all come at once. Cross-field checks: unique joint names,
  * lower < upper, arm/gripper/home/layout/joint_order names exist, home within limits, joint_order
@@ -10,7 +10,7 @@
  */
 import { posix } from "node:path";
 import { z } from "zod";
-import type { RobotProfile } from "../../robot/types.js";
+import type { RobotProfile } from "./robotTypes.js";
 import { addIssue, checkUnique, finiteWithin, name, partialCheck, positiveUpTo, Same, topic, vec3 } from "./common.js";
 
 const jointSpec = z.object({
@@ -77,6 +77,7 @@ const kinematicsSpec = z.object({
   model: name,
   frame: name,
   bases: z.record(vec3),
+  world: vec3.optional(),
 }).strict();
 
 const profileObject = z.object({
@@ -93,6 +94,7 @@ const profileObject = z.object({
   control_hz: positiveUpTo(1000),
   safety: safetySpec,
   kinematics: kinematicsSpec.optional(),
+  task_robot: name.optional(),
 }).strict();
 
 type ProfileShape = z.output<typeof profileObject>;

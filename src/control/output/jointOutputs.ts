@@ -15,7 +15,7 @@ export interface JointOutputOptions {
 }
 
 /** header.stamp zero: joint_trajectory_controller starts the trajectory when it receives it. */
-export const START_ON_RECEIPT = Object.freeze({ sec: 0, nanosec: 0 });
+const START_ON_RECEIPT = Object.freeze({ sec: 0, nanosec: 0 });
 
 /** time_from_start of point k (0-based) at `hz`: (k+1)/hz, as builtin_interfaces/Duration. */
 export function pointTime(k: number, hz: number): Duration {
@@ -136,7 +136,7 @@ export function heldOf(profile: RobotProfile, measured: JointPositions, joint: s
 }
 
 /** The measured position of `joint`; throws naming it when the joint state lacks it. */
-export function measuredOf(measured: JointPositions, joint: string): number {
+function measuredOf(measured: JointPositions, joint: string): number {
   const v = measured[joint];
   if (v === undefined) throw new Error(`hold: measured joint state has no position for "${joint}" (has: ${Object.keys(measured).join(", ")})`);
   return v;

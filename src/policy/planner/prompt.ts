@@ -4,7 +4,7 @@
  * a VLM answers well only in the format it was trained on. `chat` is a plain instruction prompt for
  * general chat models.
  */
-import sharp from "sharp";
+import { pngFromJpeg, resizeJpeg } from "../../msgs/image.js";
 import type { PlannerContext } from "./types.js";
 
 /** Prompt formats (run config `planner.prompt`). */
@@ -25,20 +25,24 @@ export const DEFAULT_SYSTEM_PROMPT =
  * Index of the first finished subtask in the mem0 format (`{i}: {subtask}...`). NOTE: the reference
  * enumerates its finished subtasks from 0 (Python's `enumerate`).
  */
-export const MEM0_FIRST_INDEX = 0;
+const MEM0_FIRST_INDEX = 0;
 
+/** Quality of a chat prompt's resized JPEGs (sharp). */
+const PLANNER_RESIZE_JPEG_QUALITY = 85;
+
+const base64 = (bytes: Uint8Array): string =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
 const text = (t: string): ContentPart => ({ type: "text", text: t });
 const image = (url: string): ContentPart => ({ type: "image_url", image_url: { url } });
 
 /** JPEG bytes → `data:image/png;base64,...` at the camera's own size (what the mem0 planner saw in training). */
-export async function pngDataUrl(jpeg: Uint8Array): Promise<string> {
-  return `data:image/png;base64,${(await sharp(jpeg).png().toBuffer()).toString("base64")}`;
+async function pngDataUrl(jpeg: Uint8Array): Promise<string> {
+  return `data:image/png;base64,${base64(await pngFromJpeg(jpeg))}`;
 }
 
 /** JPEG bytes → `data:image/jpeg;base64,...`, resized to fit `maxSide` (never enlarged). */
-export async function jpegDataUrl(jpeg: Uint8Array, maxSide: number): Promise<string> {
-  const out = await sharp(jpeg).resize({ width: maxSide, height: maxSide, fit: "inside", withoutEnlargement: true }).jpeg({ quality: 85 }).toBuffer();
-  return `data:image/jpeg;base64,${out.toString("base64")}`;
+async function jpegDataUrl(jpeg: Uint8Array, maxSide: number): Promise<string> {
+  return `data:image/jpeg;base64,${base64(await resizeJpeg(jpeg, maxSide, PLANNER_RESIZE_JPEG_QUALITY))}`;
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Keyboard jog as a teleop source: the operator moves the tool frame of one arm in small steps
  * along the base x/y/z axes (orientation kept) and toggles its gripper; each move is solved by IK
- * on the arm's kinematic model (src/sim/robots, the same DH chains the sim uses) and the whole
+ * on the arm's declared kinematic model (src/robot/kinematics, the chains the sim twin moves) and the whole
  * target vector is published as the leader arm's JointState, so it reaches the follower through the
  * LeaderForwarder and its SafetyFilter like any leader arm. A move IK cannot reach is refused.
  */
@@ -9,8 +9,8 @@ import { RELIABLE_QOS, type Bus } from "../../bus/types.js";
 import { encode } from "../../msgs/codec.js";
 import { timeFromNs } from "../../msgs/types.js";
 import type { RobotProfile } from "../../robot/types.js";
-import { DhChain } from "../../sim/kinematics/DhChain.js";
-import { armModelsFor } from "../../sim/robots/index.js";
+import { armChains } from "../../robot/kinematics/armChains.js";
+import type { DhChain } from "../../robot/kinematics/DhChain.js";
 import type { JogKey } from "./keys.js";
 
 /** Outcome of one jog key. */
@@ -26,7 +26,7 @@ export class KeyboardJog {
 
   /** `start`: initial targets by joint name (the measured pose); `stepM`: translation per key press. */
   constructor(private readonly profile: RobotProfile, bus: Bus, start: Readonly<Record<string, number>>, private readonly stepM = 0.01, private readonly clock = bus.clock) {
-    this.chains = armModelsFor(profile).map((m) => new DhChain(m.kinematics, m.baseInWorld));
+    this.chains = armChains(profile, "world").map((c) => c.chain);
     this.names = profile.joints.map((j) => j.name);
     this.targets = Float64Array.from(this.names, (n) => start[n] ?? profile.home[n] ?? 0);
     this.publish = bus.advertise(profile.teleop.leader_topic, "sensor_msgs/msg/JointState", RELIABLE_QOS);

@@ -17,7 +17,7 @@ export type JogKey =
 export type KeyPress = { kind: "episode"; key: EpisodeKey } | { kind: "jog"; jog: JogKey } | { kind: "other"; text: string };
 
 /** Jog keys: w/s ±x, a/d ±y, e/c ±z (arrow up/down also ±x, left/right ±y), g gripper toggle, tab next arm. */
-export const JOG_KEYS: Record<string, JogKey> = {
+const JOG_KEYS: Record<string, JogKey> = {
   w: { kind: "move", axis: 0, sign: 1 }, s: { kind: "move", axis: 0, sign: -1 },
   a: { kind: "move", axis: 1, sign: 1 }, d: { kind: "move", axis: 1, sign: -1 },
   e: { kind: "move", axis: 2, sign: 1 }, c: { kind: "move", axis: 2, sign: -1 },

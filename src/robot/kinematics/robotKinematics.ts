@@ -4,9 +4,9 @@
  * `kinematics.frame` (the workspace frame). What the safety filter boxes and pose holds command.
  */
 import type { RobotProfile } from "../types.js";
-import { DhChain } from "./DhChain.js";
-import { kinematicModel } from "./models.js";
-import { compose, translation, translationOf, type Transform, type Vec3 } from "./transform.js";
+import { armChains } from "./armChains.js";
+import type { DhChain } from "./DhChain.js";
+import { compose, translationOf, type Transform, type Vec3 } from "./transform.js";
 
 /** One arm's end-effector frame in the kinematics frame. */
 export interface EndEffectorPose {
@@ -47,30 +47,15 @@ interface ArmChain { arm: string; frame: string; joints: string[]; chain: DhChai
 
 /**
  * The profile's forward kinematics, or null when it declares no `kinematics`. Throws (config edge)
- * naming the robot when the model is unknown, an arm's joint count differs from the model's, or an
- * arm's base has no entry in kinematics.bases.
+ * as armChains does.
  */
 export function robotKinematics(profile: RobotProfile): RobotKinematics | null {
   const spec = profile.kinematics;
   if (!spec) return null;
   const where = `[robot=${profile.name}]`;
-  const model = kinematicModel(spec.model, profile.name);
-  const limits = new Map(profile.joints.map((j) => [j.name, j]));
-  const chains: ArmChain[] = profile.arms.map((arm) => {
-    if (arm.joints.length !== model.joints.length) {
-      const has = `${arm.joints.length} joints; kinematics.model "${spec.model}" has ${model.joints.length}`;
-      throw new Error(`arm "${arm.name}" has ${has} ${where}`);
-    }
-    const base = Object.hasOwn(spec.bases, arm.base_frame) ? spec.bases[arm.base_frame] : undefined;
-    if (!base) {
-      throw new Error(`kinematics.bases has no entry for arm "${arm.name}" base_frame "${arm.base_frame}" ${where}`);
-    }
-    const lower = arm.joints.map((n) => limits.get(n)?.lower ?? -Infinity);
-    const upper = arm.joints.map((n) => limits.get(n)?.upper ?? Infinity);
-    const { joints, flange, flangeToTcp } = model;
-    const chain = new DhChain({ joints, flange, flangeToTcp, lower, upper }, translation(...base));
-    return { arm: arm.name, frame: arm.ee_frame, joints: arm.joints, chain, flangeToEe: model.flangeToEe };
-  });
+  const chains: ArmChain[] = armChains(profile, "workspace").map((c, i) => ({
+    arm: c.arm, frame: profile.arms[i]!.ee_frame, joints: c.joints, chain: c.chain, flangeToEe: c.model.flangeToEe,
+  }));
   const poseOf = (c: ArmChain, positions: JointMap): EndEffectorPose => {
     const q = c.joints.map((n) => positions[n] ?? Number.NaN);
     const transform = compose(c.chain.fk(q).flange, c.flangeToEe);

@@ -36,15 +36,6 @@ export function invert(t: Transform): Transform {
   return o;
 }
 
-/** Applies a transform to a point. */
-export function applyPoint(t: Transform, p: Vec3): Vec3 {
-  return [
-    t[0]! * p[0] + t[1]! * p[1] + t[2]! * p[2] + t[3]!,
-    t[4]! * p[0] + t[5]! * p[1] + t[6]! * p[2] + t[7]!,
-    t[8]! * p[0] + t[9]! * p[1] + t[10]! * p[2] + t[11]!,
-  ];
-}
-
 /** Translation part. */
 export function translationOf(t: Transform): Vec3 {
   return [t[3]!, t[7]!, t[11]!];

@@ -61,7 +61,7 @@ function stepTo(from: Vec3, to: Vec3, maxStepM: number): Vec3 {
  * far off, cross at travel height, small corrections at the current height, and the last part
  * (once aligned) straight down at the vertical speed.
  */
-export function moveVia(from: Vec3, goal: Vec3, dtS: number): Vec3 {
+function moveVia(from: Vec3, goal: Vec3, dtS: number): Vec3 {
   const off = distXy(from, goal);
   if (off <= ALIGNED_M) return stepTo(from, goal, VERTICAL_MPS * dtS);
   if (off <= RISE_FIRST_M) return stepTo(from, [goal[0], goal[1], from[2]], VERTICAL_MPS * dtS);

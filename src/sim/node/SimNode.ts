@@ -5,6 +5,9 @@
  * JointState targets, PoseStamped + gripper, the leader arm). Time: lock-step (`advanceTo` /
  * `advanceBy`, the caller drives; a SimClock on the bus follows) or real-time (`runRealtime`,
  * paced on the bus's wall clock).
+ * NOTE: over 300 lines: the node owns the world, the sensors, the command followers and the clock,
+ * and both time modes step them in one order; the parts live in files beside it (sensors.ts,
+ * commands.ts, TaskEpisode.ts, resetServer.ts).
  */
 import { SimClock } from "../../bus/clock.js";
 import { RELIABLE_QOS, type Bus, type Qos } from "../../bus/types.js";

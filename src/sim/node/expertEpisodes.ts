@@ -6,7 +6,7 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { pngFromRgb } from "../render/encode.js";
+import { pngFromRgb } from "../../msgs/image.js";
 import type { TaskDefinition, TaskScene } from "../tasks/types.js";
 import type { CheckpointReached } from "../tasks/checkpoints.js";
 import type { SimNode } from "./SimNode.js";

@@ -6,7 +6,7 @@
  */
 import type { Float32Msg, PoseStamped } from "../../msgs/types.js";
 import type { ArmSpec, JointSpec } from "../../robot/types.js";
-import { compose, fromPose, invert, toPose } from "../kinematics/transform.js";
+import { compose, fromPose, invert, toPose } from "../../robot/kinematics/transform.js";
 import type { SimWorld } from "../world/SimWorld.js";
 import { LIMIT_TOLERANCE, type CommandVerdict, type ValidTargets } from "./commands.js";
 

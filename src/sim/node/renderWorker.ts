@@ -4,7 +4,7 @@
  * so a frame is identical to one rendered on the main thread.
  */
 import { parentPort } from "node:worker_threads";
-import { jpegFromRgb } from "../render/encode.js";
+import { jpegFromRgb } from "../../msgs/image.js";
 import { renderCamera, type RenderCamera, type RenderFrame } from "../render/rasterize.js";
 import { StaticLayer } from "../render/StaticLayer.js";
 import type { RenderMesh } from "../world/types.js";

@@ -3,21 +3,20 @@
  * calibration, rgb8 Image or JPEG CompressedImage) with its CameraInfo, and /clock. Each stream
  * publishes at the first physics step at or after its next due time, so its mean rate is exact.
  */
-import { RELIABLE_QOS, type Bus, type Qos } from "../../bus/types.js";
+import { RELIABLE_QOS, type Bus } from "../../bus/types.js";
+import { SIM_SENSOR_QOS } from "../../msgs/qos.js";
 import { encode } from "../../msgs/codec.js";
 import { timeFromNs, type Header } from "../../msgs/types.js";
 import { cameraInfoFromCalibration } from "../../robot/calibration.js";
 import type { CameraCalibration, CameraSpec, RobotProfile } from "../../robot/types.js";
 import { cameraFromCalibration } from "../render/camera.js";
-import { compressedImageFromRgb, imageFromRgb, JPEG_FORMAT_FROM_RGB8 } from "../render/encode.js";
+import { compressedImageFromRgb, imageFromRgb, JPEG_FORMAT_FROM_RGB8 } from "../../msgs/image.js";
 import { createRenderFrame, renderCamera, type RenderCamera, type RenderFrame } from "../render/rasterize.js";
 import { StaticLayer } from "../render/StaticLayer.js";
 import type { RenderPool } from "./renderPool.js";
 import type { SimWorld } from "../world/SimWorld.js";
 import type { RenderMesh } from "../world/types.js";
 
-/** QoS of the sim's sensor publishers: reliable keep-last 5 (matches both reliable and best-effort subscribers). */
-export const SIM_SENSOR_QOS: Qos = { ...RELIABLE_QOS, depth: 5 };
 
 interface Stream {
   periodNs: number;

@@ -3,7 +3,7 @@
  */
 import type { CameraCalibration } from "../../robot/types.js";
 import type { Pose3 } from "../world/types.js";
-import { compose, fromPose, toPose } from "../kinematics/transform.js";
+import { compose, fromPose, toPose } from "../../robot/kinematics/transform.js";
 import type { RenderCamera } from "./rasterize.js";
 
 /**

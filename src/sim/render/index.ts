@@ -1,6 +1,6 @@
 /**
- * The sim twin's cameras: mesh builders, the CPU z-buffer rasterizer, cameras from calibration
- * files, and image encodings (rgb8 Image, JPEG CompressedImage, PNG snapshots).
+ * The sim twin's cameras: mesh builders, the CPU z-buffer rasterizer and cameras from calibration
+ * files (frames are encoded by src/msgs/image.ts, the runtime's one image path).
  */
 export { boxMesh, cylinderMesh, sphereMesh, meshFromShape } from "./meshes.js";
 export {
@@ -8,6 +8,4 @@ export {
   type RenderCamera, type RenderFrame,
 } from "./rasterize.js";
 export { cameraFromCalibration } from "./camera.js";
-export { imageFromRgb, jpegFromRgb, compressedImageFromRgb, pngFromRgb, JPEG_FORMAT_FROM_RGB8 } from "./encode.js";
 export { lookAtPose, quatFromAxisAngle } from "./math.js";
-export { benchRender } from "./bench.js";

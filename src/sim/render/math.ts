@@ -1,8 +1,8 @@
 /**
- * Pose helpers the renderer needs beyond src/sim/kinematics/transform.ts (which it reuses for
+ * Pose helpers the renderer needs beyond src/robot/kinematics/transform.ts (which it reuses for
  * pose ↔ matrix, composition and inversion). Quaternions are [x, y, z, w].
  */
-import { fromPose, quatOf } from "../kinematics/transform.js";
+import { fromPose, quatOf } from "../../robot/kinematics/transform.js";
 import type { Pose3, Quat, Vec3 } from "../world/types.js";
 
 /** Quaternion [x, y, z, w] for a rotation of `angleRad` about `axis` (need not be unit length; zero axis → identity). */

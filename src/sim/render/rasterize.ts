@@ -8,6 +8,8 @@
  * normal and a fixed world light, near-plane clip (Sutherland–Hodgman) and guard-band clip only when
  * needed, then scan conversion into the z-buffer (Raster.ts: integer edge functions, 1/z depth).
  * A camera that does not move can keep its fixed meshes drawn between frames (StaticLayer.ts).
+ * NOTE: over 300 lines: the pipeline's stages share per-frame scratch buffers and run in one hot
+ * loop (thousands of triangles per frame, 20 frames per simulated second); one file keeps them together.
  */
 import type { Pose3, RenderMesh, Vec3 } from "../world/types.js";
 import { rotationOf } from "./math.js";

@@ -2,8 +2,8 @@
  * What the sim needs to know about one arm beyond the profile: its kinematic chain (DH), where
  * its base sits in the world, and simple collision/render geometry for links, hand and fingers.
  */
-import type { ArmKinematics } from "../kinematics/DhChain.js";
-import type { Transform } from "../kinematics/transform.js";
+import type { ArmKinematics } from "../../robot/kinematics/DhChain.js";
+import type { Transform } from "../../robot/kinematics/transform.js";
 import type { Vec3 } from "../world/types.js";
 
 /** Geometry and kinematics of one simulated arm. Lengths in m. */
@@ -26,16 +26,4 @@ export interface ArmModel {
   finger: { halfExtents: Vec3; centerZ: number };
   /** Link colours for rendering. */
   color: Vec3;
-}
-
-/** Reads the 7 joint limits of an arm from the profile's joint list. */
-export function limitsFor(jointNames: string[], joints: { name: string; lower: number; upper: number }[]): { lower: number[]; upper: number[] } {
-  const lower: number[] = [], upper: number[] = [];
-  for (const n of jointNames) {
-    const j = joints.find((x) => x.name === n);
-    if (!j) throw new Error(`robot profile: arm joint "${n}" is not in joints[] (known: ${joints.map((x) => x.name).join(", ")})`);
-    lower.push(j.lower);
-    upper.push(j.upper);
-  }
-  return { lower, upper };
 }

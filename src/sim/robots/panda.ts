@@ -4,7 +4,7 @@
  * centre 0.1034 m along z) with the sim's collision and render geometry.
  */
 import { KINEMATIC_MODELS, PANDA_DH, PANDA_FLANGE } from "../../robot/kinematics/models.js";
-import type { Transform } from "../kinematics/transform.js";
+import type { Transform } from "../../robot/kinematics/transform.js";
 import type { ArmModel } from "./ArmModel.js";
 
 export { PANDA_DH, PANDA_FLANGE, PANDA_TCP_OFFSET_M } from "../../robot/kinematics/models.js";

@@ -13,7 +13,7 @@
  * |y - y_base| < 0.55 m of each arm's base.
  */
 import { KINEMATIC_MODELS, X_ONE_DH, X_ONE_FLANGE } from "../../robot/kinematics/models.js";
-import type { Transform } from "../kinematics/transform.js";
+import type { Transform } from "../../robot/kinematics/transform.js";
 import type { ArmModel } from "./ArmModel.js";
 
 export { X_ONE_DH, X_ONE_FLANGE, X_ONE_TCP_OFFSET_M } from "../../robot/kinematics/models.js";

@@ -2,7 +2,6 @@
  * The task registry: every RMBench task of the sim twin, by id. Adding a task: its id in
  * src/task/index.ts, its file and one entry here.
  */
-import type { RobotProfile } from "../../robot/types.js";
 import { batteryTry } from "./battery-try.js";
 import { blocksRankingTry } from "./blocks-ranking-try.js";
 import { coverBlocks } from "./cover-blocks.js";
@@ -41,21 +40,21 @@ export function getTask(id: string): TaskDefinition<TaskScene> {
   return task;
 }
 
-/** Which task robot's scenes and experts fit each kinematic model (the arms' reach and layout). */
-const TASK_ROBOT_BY_MODEL: Readonly<Record<string, TaskRobot>> = {
-  "x-one-arm": "x-one",
-  "franka-panda": "franka-droid",
-};
+/** The robot kinds some task supports (what a profile's `task_robot` may name). */
+export function knownTaskRobots(): TaskRobot[] {
+  return [...new Set(TASKS.flatMap((t) => t.robots))];
+}
 
-/** The task robot id of a profile ("x-one" or "franka-droid"), from its kinematics.model; throws for any other. */
-export function taskRobotOf(profile: RobotProfile): TaskRobot {
-  const model = profile.kinematics?.model;
-  const known = model !== undefined && Object.hasOwn(TASK_ROBOT_BY_MODEL, model);
-  const robot = known ? TASK_ROBOT_BY_MODEL[model] : undefined;
-  if (!robot) {
-    const declared = model === undefined ? "not declared" : `"${model}"`;
-    const robots = Object.entries(TASK_ROBOT_BY_MODEL).map(([m, r]) => `${m} → ${r}`).join(", ");
-    throw new Error(`robot profile "${profile.name}" is not a task robot: kinematics.model is ${declared} (${robots})`);
+/**
+ * The robot kind a profile declares (`task_robot`); throws naming the profile and the known kinds if
+ * none. Takes the two fields it reads, so the task registry needs nothing from the robot layer.
+ */
+export function taskRobotOf(profile: { name: string; task_robot?: string }): TaskRobot {
+  const robot = profile.task_robot;
+  if (robot === undefined) {
+    const known = knownTaskRobots().join(", ");
+    const why = `it declares no task_robot (kinds the tasks know: ${known})`;
+    throw new Error(`robot profile "${profile.name}" is not a task robot: ${why}`);
   }
   return robot;
 }

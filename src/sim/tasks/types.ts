@@ -9,8 +9,11 @@ import type { SimWorldApi } from "../world/types.js";
 import type { ReactiveExpert, ScriptedExpert } from "../expert/types.js";
 import type { Rng } from "./rng.js";
 
-/** Robots a task can run on (profile names in robots/). */
-export type TaskRobot = "x-one" | "franka-droid";
+/**
+ * A robot kind a task lays its scene and experts out for: what a profile declares as `task_robot`
+ * (robots/*.yaml; "x-one", "franka-droid" today). A task lists the kinds it supports.
+ */
+export type TaskRobot = string;
 
 /** RMBench's task memory complexity: M(1) single global instruction, M(n) planner-driven subtasks. */
 export type TaskMemoryClass = "M1" | "Mn";

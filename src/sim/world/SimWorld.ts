@@ -7,8 +7,8 @@
  */
 import RAPIER from "@dimforge/rapier3d-compat";
 import type { RobotProfile } from "../../robot/types.js";
-import { fromPose, toPose } from "../kinematics/transform.js";
-import { armModelsFor, BASE_FRAMES, type ArmModel } from "../robots/index.js";
+import { fromPose, toPose, type Transform } from "../../robot/kinematics/transform.js";
+import { armModelsFor, fixedFrames, type ArmModel } from "../robots/index.js";
 import { armFrame, createArmBodies, poseArm, type ArmBodies } from "./armBodies.js";
 import { GraspManager } from "./grasp.js";
 import { trackTargets, type JointLimits } from "./jointController.js";
@@ -57,6 +57,7 @@ export class SimWorld implements SimWorldApi {
   private readonly limits: JointLimits;
   private readonly names: string[];
   private readonly models: ArmModel[];
+  private readonly fixed: Record<string, Transform>;
   private measured: Float64Array;
   private velocity: Float64Array;
   private targets: Float64Array;
@@ -68,6 +69,7 @@ export class SimWorld implements SimWorldApi {
     this.physicsHz = physicsHz;
     this.dtS = 1 / physicsHz;
     this.models = models;
+    this.fixed = fixedFrames(profile);
     this.armNames = profile.arms.map((a) => a.name);
     this.names = profile.joints.map((j) => j.name);
     const n = this.names.length;
@@ -218,7 +220,7 @@ export class SimWorld implements SimWorldApi {
    * Null when the name is unknown. Cameras use it for their extrinsics' parent_frame.
    */
   framePose(name: string): Pose3 | null {
-    const base = BASE_FRAMES[name];
+    const base = Object.hasOwn(this.fixed, name) ? this.fixed[name] : undefined;
     if (base) return toPose(base);
     for (const arm of this.arms) {
       const t = armFrame(arm, name);
@@ -229,7 +231,7 @@ export class SimWorld implements SimWorldApi {
   }
 
   /** True for the frames nothing moves ("world", "base_link", the arm bases): a camera on one has one pose. */
-  frameFixed(name: string): boolean { return Object.hasOwn(BASE_FRAMES, name); }
+  frameFixed(name: string): boolean { return Object.hasOwn(this.fixed, name); }
 
   /** Everything visible, as world-frame triangle meshes: table, arm links, hands, fingers, objects. */
   meshes(): RenderMesh[] {

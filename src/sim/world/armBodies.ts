@@ -5,8 +5,8 @@
  * kinematics of the measured joints.
  */
 import type RAPIER_NS from "@dimforge/rapier3d-compat";
-import { DhChain, type FkResult } from "../kinematics/DhChain.js";
-import { compose, dhModified, quatOf, toPose, translationOf, type Transform } from "../kinematics/transform.js";
+import { DhChain, type FkResult } from "../../robot/kinematics/DhChain.js";
+import { compose, dhModified, quatOf, toPose, translationOf, type Transform } from "../../robot/kinematics/transform.js";
 import type { ArmModel } from "../robots/ArmModel.js";
 import type { Pose3, Vec3 } from "../world/types.js";
 
@@ -25,7 +25,7 @@ export interface Segment {
 export interface ArmBodies {
   model: ArmModel;
   chain: DhChain;
-  /** Indices of the 7 arm joints and the gripper in the robot joint vector. */
+  /** Indices of the arm joints and the gripper in the robot joint vector. */
   jointIdx: number[];
   gripperIdx: number;
   segments: Segment[];
@@ -34,7 +34,7 @@ export interface ArmBodies {
   fingers: [RAPIER_NS.Collider, RAPIER_NS.Collider];
   /** FK of the measured joints, updated each step. */
   fk: FkResult;
-  /** The 7 joints the bodies were last posed at (NaN until first posed). */
+  /** The arm joints the bodies were last posed at (NaN until first posed). */
   posedAt: Float64Array;
 }
 
@@ -58,7 +58,7 @@ function alongZ(dir: Vec3, mid: Vec3): Transform {
 }
 
 /** The constant cylinders between consecutive link origins (zero-length ones skipped). */
-export function armSegments(model: ArmModel): Segment[] {
+function armSegments(model: ArmModel): Segment[] {
   const rows = [...model.kinematics.joints, model.kinematics.flange];
   const out: Segment[] = [];
   for (let i = 0; i < rows.length; i++) {
@@ -105,7 +105,8 @@ export function createArmBodies(R: Rapier, world: RAPIER_NS.World, model: ArmMod
   const f = model.finger;
   const mk = (sign: number) => world.createCollider(
     R.ColliderDesc.cuboid(...f.halfExtents).setTranslation(0, sign * (widthM / 2 + f.halfExtents[1]), f.centerZ).setFriction(1.0), hand);
-  return { model, chain, jointIdx, gripperIdx, segments, links, hand, fingers: [mk(1), mk(-1)], fk, posedAt: new Float64Array(7).fill(NaN) };
+  const posedAt = new Float64Array(chain.dof).fill(NaN);
+  return { model, chain, jointIdx, gripperIdx, segments, links, hand, fingers: [mk(1), mk(-1)], fk, posedAt };
 }
 
 /** rapier cylinders run along local y; compose the segment's z-aligned rotation with Rx(π/2) (y → z). */
@@ -125,11 +126,12 @@ function yToZ(q: [number, number, number, number]): { x: number; y: number; z: n
 export function poseArm(arm: ArmBodies, q: ArrayLike<number>, widthM: number): void {
   const at = arm.posedAt;
   let same = true;
-  for (let i = 0; i < 7 && same; i++) same = at[i] === q[i];
+  const dof = arm.chain.dof;
+  for (let i = 0; i < dof && same; i++) same = at[i] === q[i];
   if (!same) {
-    for (let i = 0; i < 7; i++) at[i] = q[i]!;
+    for (let i = 0; i < dof; i++) at[i] = q[i]!;
     arm.fk = arm.chain.fk(q);
-    for (let i = 0; i < 7; i++) setPose(arm.links[i + 1]!, arm.fk.links[i]!);
+    for (let i = 0; i < dof; i++) setPose(arm.links[i + 1]!, arm.fk.links[i]!);
     setPose(arm.hand, arm.fk.tcp);
   }
   const f = arm.model.finger;
@@ -137,17 +139,20 @@ export function poseArm(arm: ArmBodies, q: ArrayLike<number>, widthM: number): v
   arm.fingers[1].setTranslationWrtParent({ x: 0, y: -(widthM / 2 + f.halfExtents[1]), z: f.centerZ });
 }
 
-/** Named frames of an arm in the world: <prefix>link0..7, <prefix>link8 / flange, <prefix>hand, <prefix>tcp. */
+/**
+ * Named frames of an arm in the world: <prefix>link0..n (n joints), <prefix>link(n+1) / flange,
+ * <prefix>hand, <prefix>tcp.
+ */
 export function armFrame(arm: ArmBodies, name: string): Transform | null {
   const p = arm.model.framePrefix;
   if (!name.startsWith(p)) return null;
   const rest = name.slice(p.length);
-  const m = /^link(\d)$/.exec(rest);
+  const m = /^link(\d+)$/.exec(rest);
   if (m) {
     const k = Number(m[1]);
     if (k === 0) return arm.model.baseInWorld;
-    if (k <= 7) return arm.fk.links[k - 1]!;
-    if (k === 8) return arm.fk.flange;
+    if (k <= arm.chain.dof) return arm.fk.links[k - 1]!;
+    if (k === arm.chain.dof + 1) return arm.fk.flange;
     return null;
   }
   if (rest === "flange") return arm.fk.flange;

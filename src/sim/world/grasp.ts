@@ -13,9 +13,9 @@ import type { ObjectId } from "./types.js";
 type Rapier = typeof RAPIER_NS;
 
 /** Contact distance (m) under which a finger counts as touching. */
-export const TOUCH_DIST_M = 1e-3;
+const TOUCH_DIST_M = 1e-3;
 /** Opening beyond the grasp width (m) that releases the object. */
-export const RELEASE_MARGIN_M = 1e-3;
+const RELEASE_MARGIN_M = 1e-3;
 
 interface Held { object: ObjectId; joint: RAPIER_NS.ImpulseJoint; widthM: number }
 

@@ -8,7 +8,7 @@ import type { EpisodeLogits, ReportEpisode, ReportRun } from "./runData.js";
 const WIDTH = 560;
 const HEIGHT = 200;
 /** Outcome colours, fixed so that every plot and run uses the same ones. */
-export const OUTCOME_COLOURS = { success: "#2a9d2a", failure: "#c83232", aborted: "#8c8c8c" } as const;
+const OUTCOME_COLOURS = { success: "#2a9d2a", failure: "#c83232", aborted: "#8c8c8c" } as const;
 
 /** "ep 0 · seed 1000 · success": how every plot names an episode. */
 export function episodeLabel(e: Pick<ReportEpisode, "episode" | "seed" | "outcome">): string {

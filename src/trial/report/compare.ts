@@ -14,7 +14,7 @@ import type { ReportRun } from "./runData.js";
 const fmt = (v: number | null, digits = 2) => (v === null ? "n/a" : v.toFixed(digits));
 
 /** The comparison table's rows: one per run, in the order given. Pure. */
-export function comparisonRows(runs: readonly ReportRun[]): string[][] {
+function comparisonRows(runs: readonly ReportRun[]): string[][] {
   return runs.map((r) => {
     const s = r.summary, c = s.checkpoint_rates;
     return [
@@ -32,7 +32,7 @@ const HEADER = [
 ];
 
 /** Success rate per run as a bar with its Wilson 95 % interval as an error bar. */
-export function successSpec(runs: readonly ReportRun[]): TopLevelSpec {
+function successSpec(runs: readonly ReportRun[]): TopLevelSpec {
   const values = runs.map((r) => ({
     run: r.name, rate: r.summary.success_rate ?? 0, lo: r.summary.wilson95?.[0] ?? 0, hi: r.summary.wilson95?.[1] ?? 0,
     text: `${r.summary.successes}/${r.summary.episodes}`,
@@ -57,7 +57,7 @@ export function successSpec(runs: readonly ReportRun[]): TopLevelSpec {
 }
 
 /** Checkpoint rates per run, grouped by label. */
-export function checkpointRatesSpec(runs: readonly ReportRun[]): TopLevelSpec {
+function checkpointRatesSpec(runs: readonly ReportRun[]): TopLevelSpec {
   const values = runs.flatMap((r) => (["storage", "update", "compression"] as const)
     .flatMap((label) => {
       const rate = r.summary.checkpoint_rates[label];

@@ -7,7 +7,7 @@
 import sharp, { type Sharp } from "sharp";
 import { decode } from "../../msgs/codec.js";
 import { episodeIdentity } from "../../record/episodeFrames.js";
-import { McapSource } from "../../record/mcapReader.js";
+import { McapSource } from "../../bus/mcapReader.js";
 import type { ReportEpisode } from "./runData.js";
 
 /** One thumbnail: the step, why it was chosen, and a JPEG `widthPx` wide. */

@@ -11,7 +11,7 @@ import { RELIABLE_QOS, SENSOR_QOS } from "../../../src/bus/types.js";
 import { encode } from "../../../src/msgs/codec.js";
 import { sampleHeader } from "../../../src/msgs/samples.js";
 import { McapRecorder } from "../../../src/record/mcapRecorder.js";
-import { imageFromRgb } from "../../../src/sim/render/encode.js";
+import { imageFromRgb } from "../../../src/msgs/image.js";
 import { summarizeRun, type EpisodeRecord } from "../../../src/trial/summary.js";
 
 export const CONTROL_HZ = 10;

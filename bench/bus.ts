@@ -1,6 +1,6 @@
-import { percentile } from "../observe/stats.js";
-import { LocalBus } from "./local.js";
-import type { Qos } from "./types.js";
+import { percentile } from "../src/observe/stats.js";
+import { LocalBus } from "../src/bus/local.js";
+import type { Qos } from "../src/bus/types.js";
 
 const QOS: Qos = { reliability: "reliable", durability: "volatile", history: "keep_last", depth: 10 };
 

@@ -7,8 +7,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { McapSource } from "./mcapReader.js";
-import { writeSyntheticRecording } from "./mcapSynthetic.js";
+import { McapSource } from "../src/bus/mcapReader.js";
+import { writeSyntheticRecording } from "../src/record/mcapSynthetic.js";
 
 /** Runs the section. */
 export async function bench(): Promise<Record<string, unknown>> {

@@ -4,16 +4,16 @@
  * JPEG) only at the control ticks (the evaluation configuration), (2) at their full rates (the
  * recording configuration), also in render workers, (3) without cameras; physics at 240 Hz. Reports the
  * real-time factors, render ms per camera frame, physics µs per step, plus the renderer's own
- * figures (src/sim/render/bench.ts).
+ * figures (bench/render.ts).
  */
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
-import { SimClock } from "../bus/clock.js";
-import { LocalBus } from "../bus/local.js";
-import { loadRobotProfile } from "../robot/index.js";
-import { bench as renderBench } from "./render/bench.js";
-import { SimNode } from "./node/SimNode.js";
-import { getTask } from "./tasks/index.js";
+import { SimClock } from "../src/bus/clock.js";
+import { LocalBus } from "../src/bus/local.js";
+import { loadRobotProfile } from "../src/robot/index.js";
+import { bench as renderBench } from "./render.js";
+import { SimNode } from "../src/sim/node/SimNode.js";
+import { getTask } from "../src/sim/tasks/index.js";
 
 const round2 = (x: number): number => Math.round(x * 100) / 100;
 
@@ -23,7 +23,7 @@ function percentile(xs: number[], p: number): number {
 }
 
 async function episode(cameras: boolean, seed: number, renderWorkers = 0, cameraFrames: "all" | "tick" = "all", timeSteps = true): Promise<Record<string, number | boolean>> {
-  const robot = loadRobotProfile(fileURLToPath(new URL("../../robots/x-one.yaml", import.meta.url)));
+  const robot = loadRobotProfile(fileURLToPath(new URL("../robots/x-one.yaml", import.meta.url)));
   const bus = new LocalBus({ clock: new SimClock(0n) });
   const node = await SimNode.create({ bus, robot, physicsHz: 240, cameras, renderWorkers, cameraFrames });
   const stepUs: number[] = [];

@@ -18,13 +18,13 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadRunConfig } from "../config/loaders.js";
-import { percentile } from "../observe/stats.js";
-import { pythonServerMissing, startPolicyServer, type LocalServer } from "../policy/remote/localServer.js";
-import { runEngramMl } from "../policy/remote/python.js";
-import { RemotePolicy } from "../policy/remote/RemotePolicy.js";
-import { loadRobotProfile } from "../robot/loadRobotProfile.js";
-import { runTrial } from "./runTrial.js";
+import { loadRunConfig } from "../src/config/loaders.js";
+import { percentile } from "../src/observe/stats.js";
+import { pythonServerMissing, startPolicyServer, type LocalServer } from "../src/policy/remote/localServer.js";
+import { runEngramMl } from "../src/policy/remote/python.js";
+import { RemotePolicy } from "../src/policy/remote/RemotePolicy.js";
+import { loadRobotProfile } from "../src/robot/loadRobotProfile.js";
+import { runTrial } from "../src/trial/runTrial.js";
 
 function stats(ms: number[]): { p50: number; p99: number; max: number; n: number } | null {
   if (ms.length === 0) return null;

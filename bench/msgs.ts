@@ -4,9 +4,9 @@
  * bytes (no copy), encoding copies them once.
  */
 import { loadavg } from "node:os";
-import { decode, encode } from "./codec.js";
-import { sampleImage, sampleJointState } from "./samples.js";
-import type { KnownRosType, RosTypeMap } from "./types.js";
+import { decode, encode } from "../src/msgs/codec.js";
+import { sampleImage, sampleJointState } from "../src/msgs/samples.js";
+import type { KnownRosType, RosTypeMap } from "../src/msgs/types.js";
 
 function timeUs(iterations: number, fn: () => void): number {
   for (let i = 0; i < Math.min(20, iterations); i++) fn();

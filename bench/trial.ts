@@ -1,5 +1,5 @@
-import { WallClock } from "../bus/clock.js";
-import { percentile } from "../observe/stats.js";
+import { WallClock } from "../src/bus/clock.js";
+import { percentile } from "../src/observe/stats.js";
 
 /**
  * Real-time pacing of the control loop: 100 ticks at 10 Hz on the WallClock (what `engram run`

@@ -1,6 +1,6 @@
-import sharp from "sharp";
-import { frameToTensor, type ImageSpec } from "./preprocess.js";
-import { percentile } from "./stats.js";
+import { jpegFromRgb } from "../src/msgs/image.js";
+import { frameToTensor, type ImageSpec } from "../src/observe/preprocess.js";
+import { percentile } from "../src/observe/stats.js";
 
 /** Per-tick preprocessing cost: three 640x480 JPEG frames → normalized CHW tensors, in parallel. */
 export async function bench(): Promise<Record<string, unknown>> {
@@ -8,8 +8,9 @@ export async function bench(): Promise<Record<string, unknown>> {
   const frames = await Promise.all([0, 1, 2].map(async (k) => {
     const raw = new Uint8Array(640 * 480 * 3);
     for (let i = 0; i < raw.length; i++) raw[i] = (i * (k + 3) + (i >> 9)) & 255;
-    const jpeg = await sharp(raw, { raw: { width: 640, height: 480, channels: 3 } }).jpeg({ quality: 85 }).toBuffer();
-    return { kind: "compressed" as const, msg: { header: { stamp: { sec: 0, nanosec: 0 }, frame_id: `cam${k}` }, format: "jpeg", data: new Uint8Array(jpeg) } };
+    const jpeg = await jpegFromRgb(raw, 640, 480, 85, "sharp");
+    const header = { stamp: { sec: 0, nanosec: 0 }, frame_id: `cam${k}` };
+    return { kind: "compressed" as const, msg: { header, format: "jpeg", data: jpeg } };
   }));
   const times: number[] = [];
   for (let i = 0; i < 120; i++) {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import sharp from "sharp";
-import { compressedImageFromRgb, imageFromRgb, JPEG_FORMAT_FROM_RGB8, jpegFromRgb, pngFromRgb } from "../../src/sim/render/encode.js";
+import { compressedImageFromRgb, imageFromRgb, JPEG_FORMAT_FROM_RGB8, jpegFromRgb, pngFromRgb } from "../../src/msgs/image.js";
 import { boxMesh } from "../../src/sim/render/meshes.js";
 import { renderCamera } from "../../src/sim/render/rasterize.js";
 

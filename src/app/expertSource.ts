@@ -4,11 +4,11 @@
  * order, stamped with the bus time it takes effect), so the recording holds real commands that
  * `engram replay` can re-send to a sim or a robot following the leader.
  */
-import { RELIABLE_QOS, type Bus } from "../../bus/types.js";
-import { encode } from "../../msgs/codec.js";
-import { timeFromNs } from "../../msgs/types.js";
-import type { TaskEpisode } from "../../sim/node/TaskEpisode.js";
-import type { ExpertPerturbation } from "../../sim/expert/perturbation.js";
+import { RELIABLE_QOS, type Bus } from "../bus/types.js";
+import { encode } from "../msgs/codec.js";
+import { timeFromNs } from "../msgs/types.js";
+import type { TaskEpisode } from "../sim/node/TaskEpisode.js";
+import type { ExpertPerturbation } from "../sim/expert/perturbation.js";
 
 /**
  * Wraps `episode.expert.next` so each step's targets are published on `leaderTopic` before the

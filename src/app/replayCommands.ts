@@ -15,11 +15,11 @@ import type { LoadedRobot } from "../robot/loadRobotProfile.js";
 import { SimNode } from "../sim/node/SimNode.js";
 import type { TaskEpisode } from "../sim/node/TaskEpisode.js";
 import { getTask } from "../sim/tasks/index.js";
-import { settle } from "./episodeWriter.js";
+import { settle } from "../record/episodeWriter.js";
 import {
   collectJointStates, moveToStart, readRecordedEpisode, restamped, startPose, trackingError,
   type RecordedEpisode, type TrackingError,
-} from "./replayEpisode.js";
+} from "../record/replayEpisode.js";
 
 /** Options of `replayEpisode`. */
 export interface ReplayOptions {

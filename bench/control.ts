@@ -1,10 +1,10 @@
 import { fileURLToPath } from "node:url";
-import { encode } from "../msgs/codec.js";
-import { percentile } from "../observe/stats.js";
-import type { ActionChunk } from "../policy/types.js";
-import { getLayout, loadRobotProfile } from "../robot/index.js";
-import { streamOutput, trajectoryOutput } from "./output/index.js";
-import { SafetyFilter } from "./safetyFilter.js";
+import { encode } from "../src/msgs/codec.js";
+import { percentile } from "../src/observe/stats.js";
+import type { ActionChunk } from "../src/policy/types.js";
+import { getLayout, loadRobotProfile } from "../src/robot/index.js";
+import { streamOutput, trajectoryOutput } from "../src/control/output/index.js";
+import { SafetyFilter } from "../src/control/safetyFilter.js";
 
 /**
  * `engram bench control`: cost of the safety/output stage on robots/x-one.yaml with a 30 x 16 chunk
@@ -12,7 +12,7 @@ import { SafetyFilter } from "./safetyFilter.js";
  * build (+ CDR encode), and per tick checkStep + stream build. Figures in µs.
  */
 export async function bench(): Promise<Record<string, unknown>> {
-  const { profile } = loadRobotProfile(fileURLToPath(new URL("../../robots/x-one.yaml", import.meta.url)));
+  const { profile } = loadRobotProfile(fileURLToPath(new URL("../robots/x-one.yaml", import.meta.url)));
   const layout = getLayout(profile, "bimanual_16d");
   if (layout.kind !== "joint") throw new Error("x-one bimanual_16d must be a joint layout");
   const H = 30, D = layout.names.length;

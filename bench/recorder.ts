@@ -10,13 +10,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { WallClock } from "../bus/clock.js";
-import { LocalBus } from "../bus/local.js";
-import { RELIABLE_QOS, SENSOR_QOS } from "../bus/types.js";
-import { encode } from "../msgs/codec.js";
-import { noisyImage, sampleJointState } from "../msgs/samples.js";
-import { BusRecorder } from "./busRecorder.js";
-import { McapSource } from "./mcapReader.js";
+import { WallClock } from "../src/bus/clock.js";
+import { LocalBus } from "../src/bus/local.js";
+import { RELIABLE_QOS, SENSOR_QOS } from "../src/bus/types.js";
+import { encode } from "../src/msgs/codec.js";
+import { noisyImage, sampleJointState } from "../src/msgs/samples.js";
+import { BusRecorder } from "../src/record/busRecorder.js";
+import { McapSource } from "../src/bus/mcapReader.js";
 
 /** Runs the section. `ENGRAM_BENCH_RECORDER_S` shortens it (e.g. for a quick look). */
 export async function bench(seconds = Number(process.env.ENGRAM_BENCH_RECORDER_S ?? 60)): Promise<Record<string, unknown>> {

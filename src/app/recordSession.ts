@@ -9,33 +9,35 @@
  * - leader: the leader arm forwarded through the SafetyFilter (leaderForwarder), on the sim twin
  *   (real-time) or on hardware (the run config's bus).
  * - keyboard: end-effector jog via IK published as the leader arm (keyboardJog) + the same forwarder.
+ * NOTE: over 300 lines: one session loop (reset phase, episode, operator keys, save or discard)
+ * serves all three sources; the sources themselves live in record/teleop/ and app/expertSource.ts.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { createBus } from "../../bus/index.js";
-import { SimClock, WallClock } from "../../bus/clock.js";
-import { LocalBus } from "../../bus/local.js";
-import type { Bus } from "../../bus/types.js";
-import type { LoadedRunConfig } from "../../config/loaders.js";
-import type { LoadedRobot } from "../../robot/loadRobotProfile.js";
-import { SimNode } from "../../sim/node/SimNode.js";
-import type { TaskEpisode, EpisodeTick } from "../../sim/node/TaskEpisode.js";
-import { getTask } from "../../sim/tasks/index.js";
-import { EVENTS_TOPIC, EventLog } from "../../trial/eventLog.js";
+import { createBus } from "../bus/index.js";
+import { SimClock, WallClock } from "../bus/clock.js";
+import { LocalBus } from "../bus/local.js";
+import type { Bus } from "../bus/types.js";
+import type { LoadedRunConfig } from "../config/loaders.js";
+import type { LoadedRobot } from "../robot/loadRobotProfile.js";
+import { SimNode } from "../sim/node/SimNode.js";
+import type { TaskEpisode, EpisodeTick } from "../sim/node/TaskEpisode.js";
+import { getTask } from "../sim/tasks/index.js";
+import { EVENTS_TOPIC, EventLog } from "../trial/eventLog.js";
 import {
   appendEpisodeIndex, readEpisodeIndex, readRecordingSpec, recordingSpecOf, specDifferences, writeRecordingSpec,
   indexPath, type EpisodeIndexLine,
-} from "../episodeIndex.js";
-import { leanCameraTopics } from "../cameraRecording.js";
+} from "../record/episodeIndex.js";
+import { leanCameraTopics } from "../record/cameraRecording.js";
 import {
   ANNOTATIONS_TOPIC, annotationOf, DEFAULT_EPISODE_RECORDING, episodeTopics, EpisodeWriter, type EpisodeIdentity, type EpisodeRecordingOptions,
-} from "../episodeWriter.js";
+} from "../record/episodeWriter.js";
 import { publishExpertTargets } from "./expertSource.js";
-import { ExpertPerturbation, checkPerturbationStd } from "../../sim/expert/perturbation.js";
-import { KeyboardJog } from "./keyboardJog.js";
-import { nextEpisodeKey, type EpisodeKey, type KeySource } from "./keys.js";
-import { allJointsLayout, LeaderForwarder } from "./leaderForwarder.js";
-import { createOutput } from "../../control/index.js";
+import { ExpertPerturbation, checkPerturbationStd } from "../sim/expert/perturbation.js";
+import { KeyboardJog } from "../record/teleop/keyboardJog.js";
+import { nextEpisodeKey, type EpisodeKey, type KeySource } from "../record/teleop/keys.js";
+import { allJointsLayout, LeaderForwarder } from "../record/teleop/leaderForwarder.js";
+import { createOutput } from "../control/index.js";
 
 /** Teleop sources. */
 export type TeleopSourceKind = "expert" | "leader" | "keyboard";

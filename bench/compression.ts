@@ -10,16 +10,16 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadRunConfig } from "../config/loaders.js";
-import { encode } from "../msgs/codec.js";
-import { noisyImage } from "../msgs/samples.js";
-import { loadRobotProfile } from "../robot/loadRobotProfile.js";
-import { SENSOR_QOS } from "../bus/types.js";
-import { CHUNK_COMPRESSIONS } from "./chunkCompression.js";
-import { EPISODE_CHUNK_BYTES } from "./episodeWriter.js";
-import { McapSource } from "./mcapReader.js";
-import { McapRecorder } from "./mcapRecorder.js";
-import { recordEpisodes } from "./teleop/recordSession.js";
+import { loadRunConfig } from "../src/config/loaders.js";
+import { encode } from "../src/msgs/codec.js";
+import { noisyImage } from "../src/msgs/samples.js";
+import { loadRobotProfile } from "../src/robot/loadRobotProfile.js";
+import { SENSOR_QOS } from "../src/bus/types.js";
+import { CHUNK_COMPRESSIONS } from "../src/record/chunkCompression.js";
+import { EPISODE_CHUNK_BYTES } from "../src/record/episodeWriter.js";
+import { McapSource } from "../src/bus/mcapReader.js";
+import { McapRecorder } from "../src/record/mcapRecorder.js";
+import { recordEpisodes } from "../src/app/recordSession.js";
 
 interface HeldMessage { topic: string; type: string; cdr: Uint8Array; logTimeNs: bigint }
 

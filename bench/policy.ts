@@ -4,8 +4,8 @@
  * (policies/mem0-tiny: what one control tick of `npm start` computes).
  */
 import { fileURLToPath } from "node:url";
-import { loadMem0Policy } from "./mem0/Mem0Policy.js";
-import { BIMANUAL_16D } from "./mem0/layout.js";
+import { loadMem0Policy } from "../src/policy/mem0/Mem0Policy.js";
+import { BIMANUAL_16D } from "../src/policy/mem0/layout.js";
 
 const BUNDLES = ["test-tiny", "mem0-tiny"];
 
@@ -22,7 +22,7 @@ function stats(ms: number[]): { p50: number; p99: number; n: number } {
 /** Per bundle: 200 observe() and 50 act() calls after a warm-up; figures in ms. */
 export async function bench(): Promise<Record<string, unknown>> {
   const figures: Record<string, unknown> = {};
-  for (const name of BUNDLES) figures[name] = await benchBundle(fileURLToPath(new URL(`../../policies/${name}`, import.meta.url)));
+  for (const name of BUNDLES) figures[name] = await benchBundle(fileURLToPath(new URL(`../policies/${name}`, import.meta.url)));
   return figures;
 }
 

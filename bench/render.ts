@@ -1,13 +1,13 @@
 /**
  * Renderer benchmark: a representative tabletop scene (table, two 7-link arms as boxes, a dozen
  * objects, ~1.7k triangles) rendered at 640x480 from a head camera. The sim bench
- * (src/sim/bench.ts) includes these figures.
+ * (bench/sim.ts) includes these figures.
  */
-import type { RenderMesh, Vec3 } from "../world/types.js";
-import { lookAtPose, quatFromAxisAngle } from "./math.js";
-import { boxMesh, cylinderMesh, sphereMesh } from "./meshes.js";
-import { jpegFromRgb } from "./encode.js";
-import { createRenderFrame, renderCamera, type RenderCamera } from "./rasterize.js";
+import type { RenderMesh, Vec3 } from "../src/sim/world/types.js";
+import { lookAtPose, quatFromAxisAngle } from "../src/sim/render/math.js";
+import { boxMesh, cylinderMesh, sphereMesh } from "../src/sim/render/meshes.js";
+import { jpegFromRgb } from "../src/msgs/image.js";
+import { createRenderFrame, renderCamera, type RenderCamera } from "../src/sim/render/rasterize.js";
 
 /** The bench scene in world coordinates (conventions of src/sim/world/types.ts). */
 export function benchScene(): RenderMesh[] {
