@@ -24,7 +24,7 @@ import { percentile } from "../observe/stats.js";
 import { pythonServerMissing, SERVER_PYTHON, startPolicyServer, type LocalServer } from "../policy/remote/localServer.js";
 import { RemotePolicy } from "../policy/remote/RemotePolicy.js";
 import { loadRobotProfile } from "../robot/loadRobotProfile.js";
-import { runTrial } from "./runTrial.js";
+import { runTrial } from "../app/runTrial.js";
 
 function stats(ms: number[]): { p50: number; p99: number; max: number; n: number } | null {
   if (ms.length === 0) return null;
