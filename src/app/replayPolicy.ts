@@ -79,7 +79,10 @@ export async function replayThroughPolicy(o: ThroughPolicyOptions): Promise<Thro
       onEpisode: (r) => { record = r; },
     });
     const r = record as EpisodeRecord | null;
-    if (!r) throw new Error(`${o.path}: the replay through ${o.bundle} stopped: ${summary.aborted?.reason ?? "no episode ran"}`);
+    if (!r) {
+      const why = summary.aborted?.reason ?? "no episode ran";
+      throw new Error(`${o.path}: the replay through ${o.bundle} stopped: ${why}`);
+    }
     const t = tap as PolicyTap | null;
     return {
       file: o.path, out, run_dir: runDir, policy: summary.policy, steps: r.steps, skipped: r.steps - (t?.observed ?? 0),

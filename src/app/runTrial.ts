@@ -70,7 +70,9 @@ export interface TrialOptions {
 
 /** Runs the trial on the in-process twin and returns its summary (also written to `<outDir>/summary.json`). */
 export async function runTrial(o: TrialOptions): Promise<RunSummary> {
-  const rig = await TwinRig.create({ run: o.run, robot: o.robot, cameraFrames: o.cameraFrames, wallPaced: o.wallPaced, tapBus: o.tapBus });
+  const rig = await TwinRig.create({
+    run: o.run, robot: o.robot, cameraFrames: o.cameraFrames, wallPaced: o.wallPaced, tapBus: o.tapBus,
+  });
   const wrap = o.wrapPolicy;
   return runEpisodes({
     rig, run: o.run, robot: o.robot, task: getTask(o.task), policyPath: o.policyPath, policyUrl: o.policyUrl,

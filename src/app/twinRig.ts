@@ -54,21 +54,26 @@ export class TwinRig implements Rig {
     readonly bus: Bus, readonly node: SimNode, private readonly clock: SimClock | WallClock,
     private readonly physicsHz: number, wallPaced: boolean,
   ) {
-    this.pacing = clock instanceof SimClock ? { kind: "lockstep", advanceTo: (ns) => node.advanceTo(ns), wallPaced } : { kind: "wall" };
+    this.pacing = clock instanceof SimClock
+      ? { kind: "lockstep", advanceTo: (ns) => node.advanceTo(ns), wallPaced }
+      : { kind: "wall" };
   }
 
   /** Builds the bus and the twin's node; throws unless the run config runs the sim in process. */
   static async create(o: TwinRigOptions): Promise<TwinRig> {
     const cfg = o.run.config;
     if (!cfg.sim.enabled || cfg.bus.kind !== "local") {
-      throw new Error(`runTrial runs the in-process sim twin: run config "${cfg.name}" needs sim.enabled: true and bus.kind: local (got sim.enabled=${cfg.sim.enabled}, bus.kind=${cfg.bus.kind})`);
+      throw new Error(`runTrial runs the in-process sim twin: run config "${cfg.name}" needs sim.enabled: true `
+        + `and bus.kind: local (got sim.enabled=${cfg.sim.enabled}, bus.kind=${cfg.bus.kind})`);
     }
     const lockstep = cfg.sim.mode === "lockstep";
     const clock = lockstep ? new SimClock(RUN_EPOCH_NS) : new WallClock();
     const local = new LocalBus({ clock });
     const bus = o.tapBus ? o.tapBus(local) : local;
     const controlHz = controlHzOf(cfg, o.robot.profile);
-    const node = await SimNode.create({ bus, robot: o.robot, physicsHz: cfg.sim.physics_hz, controlHz, cameraFrames: o.cameraFrames ?? "tick" });
+    const node = await SimNode.create({
+      bus, robot: o.robot, physicsHz: cfg.sim.physics_hz, controlHz, cameraFrames: o.cameraFrames ?? "tick",
+    });
     return new TwinRig(bus, node, clock, cfg.sim.physics_hz, lockstep && o.wallPaced === true);
   }
 
@@ -86,7 +91,11 @@ export class TwinRig implements Rig {
       await new Promise<void>((r) => setImmediate(r));
       await new Promise<void>((r) => setImmediate(r));
       const start = RUN_EPOCH_NS + BigInt(i) * EPISODE_SLOT_NS;
-      if (clock.nowNs() > start) throw new Error(`episode ${i} would start at bus time ${start} ns, but the run is already at ${clock.nowNs()} ns (an episode ran past ${EPISODE_SLOT_NS / 1_000_000_000n} s of sim time)`);
+      if (clock.nowNs() > start) {
+        throw new Error(`episode ${i} would start at bus time ${start} ns, `
+          + `but the run is already at ${clock.nowNs()} ns `
+          + `(an episode ran past ${EPISODE_SLOT_NS / 1_000_000_000n} s of sim time)`);
+      }
       await clock.advanceTo(start);
     }
     const definition = getTask(task.id);
@@ -99,7 +108,9 @@ export class TwinRig implements Rig {
     // A twin that fails ends the episode held (the verdict), never as an unhandled rejection that
     // would kill the run and its recording.
     const simLoop = clock instanceof SimClock ? null
-      : node.runRealtime(stopSim.signal).catch((err: unknown) => { running.simFailure = err instanceof Error ? err : new Error(String(err)); });
+      : node.runRealtime(stopSim.signal).catch((err: unknown) => {
+        running.simFailure = err instanceof Error ? err : new Error(String(err));
+      });
     const stop = async (): Promise<void> => { stopSim.abort(); await simLoop; };
     return {
       instruction: episode.instruction,

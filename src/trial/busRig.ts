@@ -61,7 +61,10 @@ export class BusRig implements Rig {
     this.truth = o.twin ? new GroundTruthFeed(o.bus, BigInt(Math.round(1e9 / o.controlHz))) : null;
   }
 
-  /** The judge's reset (the operator's hands, or the twin asked over /sim/reset); false: the operator stopped the run. */
+  /**
+   * The judge's reset (the operator's hands, or the twin asked over /sim/reset); false: the
+   * operator stopped the run.
+   */
   async prepare(task: RigTask, seed: number, episode: number): Promise<boolean> {
     if (this.o.judge.stopRequested) return false;
     return (await this.o.judge.awaitReset(episode, this.o.episodes, { task: task.id, seed })) === "start";
@@ -86,7 +89,8 @@ export class BusRig implements Rig {
         let end = loopEnd;
         if (end.kind === "failure" && judge.verdict === null) {
           this.o.progress?.clear();
-          end = endOf(await untilAborted(judge.awaitOutcome(i, `step limit ${this.o.stepLimit}`), this.o.signal, "aborted"))!;
+          const asked = judge.awaitOutcome(i, `step limit ${this.o.stepLimit}`);
+          end = endOf(await untilAborted(asked, this.o.signal, "aborted"))!;
         }
         judge.endEpisode();
         // The operator's `a` ends this episode, not the run.
@@ -98,7 +102,9 @@ export class BusRig implements Rig {
         checkpoints_defined: truth ? task.checkpoints.map((c) => ({ id: c.id, label: c.label })) : [],
         true_ends: truth ? truth.trueEnds : null,
         realtime_factor: null,
-        cameras: Object.fromEntries(loop.cameras.map((c) => [c.name, { frames_per_s: c.framesPerS, stale_holds: c.staleHolds }])),
+        cameras: Object.fromEntries(loop.cameras.map((c) => [c.name, {
+          frames_per_s: c.framesPerS, stale_holds: c.staleHolds,
+        }])),
       }),
       logFields: (end) => ({ reason: end.kind === "success" ? null : end.reason }),
       close: async () => judge.endEpisode(),
@@ -110,12 +116,15 @@ export class BusRig implements Rig {
   }
 
   holder(output: OutputAdapter): () => void {
-    const publishers = new Map(output.advertisements.map((a) => [a.topic, this.bus.advertise(a.topic, a.type, RELIABLE_QOS)]));
+    const publishers = new Map(output.advertisements.map((a) => [
+      a.topic, this.bus.advertise(a.topic, a.type, RELIABLE_QOS),
+    ]));
     return () => {
       const measured = this.joints.positions();
       if (!measured) return;
       for (const out of output.buildHold(measured, this.bus.clock.nowNs())) {
-        publishers.get(out.topic)!((codecFor(out.type as keyof RosTypeMap) as { encode(m: unknown): Uint8Array }).encode(out.message));
+        const codec = codecFor(out.type as keyof RosTypeMap) as { encode(m: unknown): Uint8Array };
+        publishers.get(out.topic)!(codec.encode(out.message));
       }
     };
   }
@@ -147,7 +156,8 @@ function latestJointState(bus: Bus, topic: string): { positions(): Record<string
       if (!last) return null;
       try {
         const m = codec.decode(last);
-        return m.name.length === m.position.length ? Object.fromEntries(m.name.map((n, i) => [n, m.position[i]!])) : null;
+        if (m.name.length !== m.position.length) return null;
+        return Object.fromEntries(m.name.map((n, i) => [n, m.position[i]!]));
       } catch { return null; }
     },
     close: off,

@@ -9,7 +9,9 @@
 import { ReplayBus } from "../bus/replay.js";
 import { decode } from "../msgs/codec.js";
 import { recordedCameraTopic } from "../record/cameraRecording.js";
-import { ANNOTATIONS_TOPIC, identityOf, readMcapMetadata, type EpisodeAnnotation, type EpisodeIdentity } from "../record/episodeWriter.js";
+import {
+  ANNOTATIONS_TOPIC, identityOf, readMcapMetadata, type EpisodeAnnotation, type EpisodeIdentity,
+} from "../record/episodeWriter.js";
 import { McapSource } from "../record/mcapReader.js";
 import type { RobotProfile } from "../robot/types.js";
 import type { EpisodeHandle, Rig, RigTask } from "./rig.js";
@@ -67,9 +69,13 @@ export class RecordingRig implements Rig {
   checkCameras(profile: RobotProfile, cameras: readonly string[]): void {
     for (const name of cameras) {
       const cam = profile.cameras.find((c) => c.name === name);
-      if (!cam) throw new Error(`policy camera "${name}" is not in robot ${profile.name} (cameras: ${profile.cameras.map((c) => c.name).join(", ")})`);
+      if (!cam) {
+        const known = profile.cameras.map((c) => c.name).join(", ");
+        throw new Error(`policy camera "${name}" is not in robot ${profile.name} (cameras: ${known})`);
+      }
       if (!this.facts.topics.has(cam.topic)) {
-        throw new Error(`${this.path}: policy camera "${name}" (${cam.topic}) was not recorded (record without --no-cameras)`);
+        throw new Error(`${this.path}: policy camera "${name}" (${cam.topic}) was not recorded `
+          + "(record without --no-cameras)");
       }
     }
   }
@@ -121,9 +127,10 @@ async function readFacts(path: string, identity: EpisodeIdentity): Promise<Recor
     let instruction = "", lastNs = BigInt(identity.start_ns);
     for await (const m of source.messages()) {
       if (m.logTimeNs > lastNs) lastNs = m.logTimeNs;
-      if (m.topic === ANNOTATIONS_TOPIC) annotations.push(JSON.parse(decode("std_msgs/msg/String", m.cdr).data) as EpisodeAnnotation);
+      const json = (): unknown => JSON.parse(decode("std_msgs/msg/String", m.cdr).data);
+      if (m.topic === ANNOTATIONS_TOPIC) annotations.push(json() as EpisodeAnnotation);
       if (m.topic === "/sim/episode" && !instruction) {
-        instruction = (JSON.parse(decode("std_msgs/msg/String", m.cdr).data) as { instruction?: string }).instruction ?? "";
+        instruction = (json() as { instruction?: string }).instruction ?? "";
       }
     }
     return { identity, annotations, instruction, topics, lastNs };

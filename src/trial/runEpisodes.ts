@@ -14,7 +14,9 @@ import { OraclePlanner } from "../policy/planner/oracle.js";
 import { complexityOf } from "../policy/planner/gating.js";
 import { BusRecorder } from "../record/busRecorder.js";
 import { leanCameraTopics } from "../record/cameraRecording.js";
-import { DEFAULT_EPISODE_RECORDING, episodeTopics, identifyRecording, settle, type EpisodeRecordingOptions } from "../record/episodeWriter.js";
+import {
+  DEFAULT_EPISODE_RECORDING, episodeTopics, identifyRecording, settle, type EpisodeRecordingOptions,
+} from "../record/episodeWriter.js";
 import { getLayout } from "../robot/layout.js";
 import type { LoadedRobot } from "../robot/loadRobotProfile.js";
 import { runEpisodeLoop } from "./episodeLoop.js";
@@ -78,7 +80,8 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
   let policy: TrialPolicy | null = null;
   try {
     const oracleEnds = oracleEndsOf(cfg);
-    policy = await loadTrialPolicy(cfg, profile, o.policyPath, events, oracleEnds, o.policyUrl);
+    const loaded = await loadTrialPolicy(cfg, profile, o.policyPath, events, oracleEnds, o.policyUrl);
+    policy = loaded.policy;
     const threshold = classifierThreshold(o.policyPath, cfg.policy.classifier);
     const layout = getLayout(profile, policy.spec.layout);
     const imageSpecs = imageSpecsOf(policy);
@@ -88,11 +91,6 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
     const loopPolicy = o.wrapPolicy ? o.wrapPolicy(policy) : policy;
     const holdOutput = createOutput(profile, layout, { controlHz });
     const holdRobot = rig.holder?.(holdOutput) ?? (() => {});
-    let interventions = 0;
-    events.onEvent((e) => { if (e.event === "safety_intervention" || e.event === "safety_hold") interventions++; });
-    // A remote policy's fault ends its episode, not the run (runStopReason).
-    let remoteFault = false;
-    events.onEvent((e) => { if (e.event === "remote_fault") remoteFault = true; });
     await o.beforeEpisodes?.(policy);
 
     // One e-stop latch for the whole run: a latched stop outlives its episode until /engram/resume.
@@ -113,12 +111,12 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
         const topics = leanCameraTopics(recorded, profile, recording.cameras);
         const rec = files.recording(i);
         const recorder = cfg.record.enabled && !o.noRecord
-          ? await BusRecorder.start(bus, rec.path, topics, { ...rec.options, compression: recording.compression }) : null;
+          ? await BusRecorder.start(bus, rec.path, topics, { ...rec.options, compression: recording.compression })
+          : null;
         let episode: EpisodeHandle | null = null;
         // The recording is closed whatever happens in the episode (abort, error): what it holds stays readable.
         try {
-          interventions = 0;
-          remoteFault = false;
+          const remoteFaults0 = loaded.remoteFaults();
           episode = await rig.reset(task, seed, i);
           const { instruction } = episode;
           await loopPolicy.reset({ task: task.id, episode: i, seed, instruction, complexity });
@@ -131,39 +129,43 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
               start_pose: episode.startPose(),
             });
           }
-          events.emit({ event: "episode_start", task: task.id, seed, instruction, policy: policy.spec.name, ...episode.startFields });
+          events.emit({
+            event: "episode_start", task: task.id, seed, instruction, policy: policy.spec.name, ...episode.startFields,
+          });
           episode.begin();
           step = 0;
           progress.show("running", true);
-          const pacing = rig.pacing;
           const loop = await runEpisodeLoop({
-            bus, profile, layout, policy: loopPolicy, imageSpecs, controlHz,
-            realtime: pacing.kind === "wall", wallPaced: pacing.kind === "lockstep" && pacing.wallPaced === true,
-            pace: pacing.kind === "lockstep" ? (ns) => pacing.advanceTo(ns) : (ns) => untilAborted(clock.sleepUntil(ns), o.signal, undefined),
-            complexity,
-            globalTask: instruction,
-            planner: task.tmc === "M1" ? null : plannerFor(cfg.policy.planner, episode.subtasks, oraclePlanner),
-            keyMemory: cfg.policy.key_memory,
-            ...episodeParts(cfg, profile, layout, policy, controlHz),
-            stops,
-            signal: o.signal,
-            events,
-            maxSteps: o.maxSteps ?? episode.stepLimit,
-            checkEnd: (k) => {
-              step = k + 1;
-              if (o.signal?.aborted) return { kind: "aborted", reason: interruptReason(o.signal) };
-              return files.writeFailure ? { kind: "aborted", reason: files.writeFailure.message } : rig.verdict();
+            rig: {
+              bus, pacing: rig.pacing,
+              verdict: (k) => {
+                step = k + 1;
+                if (o.signal?.aborted) return { kind: "aborted", reason: interruptReason(o.signal) };
+                return files.writeFailure ? { kind: "aborted", reason: files.writeFailure.message } : rig.verdict();
+              },
             },
+            control: { ...episodeParts(cfg, profile, layout, policy, controlHz), stops },
+            policy: { policy: loopPolicy, imageSpecs },
+            planning: {
+              complexity, globalTask: instruction, keyMemory: cfg.policy.key_memory,
+              planner: task.tmc === "M1" ? null : plannerFor(cfg.policy.planner, episode.subtasks, oraclePlanner),
+            },
+            events, signal: o.signal, controlHz, maxSteps: o.maxSteps ?? episode.stepLimit,
           });
           holdRobot();
           o.progress?.clear();
           const { end, runGoesOn } = await episode.finish(loop.end);
           const score = episode.score(loop, end);
-          events.emit({ event: "episode_end", outcome: end.kind, steps: loop.steps, reason: end.kind === "success" ? null : end.reason });
+          const reason = end.kind === "success" ? null : end.reason;
+          events.emit({ event: "episode_end", outcome: end.kind, steps: loop.steps, reason });
+          // A remote policy's fault ends its episode, not the run (runStopReason).
+          const remoteFault = loaded.remoteFaults() > remoteFaults0;
           const stopReason = runGoesOn ? null : runStopReason(loop.end, plannerDown, remoteFault);
-          if (stopReason !== null) aborted = { episode: i, reason: stopReason, interrupted: o.signal?.aborted === true };
+          if (stopReason !== null) {
+            aborted = { episode: i, reason: stopReason, interrupted: o.signal?.aborted === true };
+          }
           plannerDown = loop.end.kind === "aborted" && loop.end.plannerDown === true;
-          const record = episodeRecord(i, task.id, seed, end, loop, score, interventions);
+          const record = episodeRecord(i, task.id, seed, end, loop, score);
           files.appendEpisode({ ...record, mcap: recorder ? `episodes/${i}.mcap` : null, ...episode.logFields?.(end) });
           records.push(record);
           for (const t of loop.timings) tickMs.push(tickBusyMs(t));
@@ -174,7 +176,9 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
             episode: i, tick_ms: loop.timings.map(tickBusyMs), late: loop.lateTicks, late_on_policy: loop.lateOnPolicy,
             first_chunk_ms: loop.firstChunk && Math.round(loop.firstChunk.waitMs * 10) / 10,
           }) + "\n");
-          files.writeSide(...logitsSideFile(i, { logits: loop.logits, declared: loop.declaredEnds, truth: record.true_ends, threshold }));
+          files.writeSide(...logitsSideFile(i, {
+            logits: loop.logits, declared: loop.declaredEnds, truth: record.true_ends, threshold,
+          }));
           step = null;
           progress.show(end.kind, true);
           o.onEpisode?.(record, i);
@@ -195,9 +199,12 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
       aborted ??= { episode: o.episodes[records.length] ?? records.length, reason, interrupted: false };
     }
     if (o.signal?.aborted && !aborted) {
-      aborted = { episode: o.episodes[records.length] ?? records.length, reason: interruptReason(o.signal), interrupted: true };
+      const episode = o.episodes[records.length] ?? records.length;
+      aborted = { episode, reason: interruptReason(o.signal), interrupted: true };
     }
-    return await files.finish({ task: task.id, policy: policy.spec.name, episodes: records, tickMs, lateTicks: late, aborted });
+    return await files.finish({
+      task: task.id, policy: policy.spec.name, episodes: records, tickMs, lateTicks: late, aborted,
+    });
   } catch (err) {
     throw secrets.redactError(err); // the caller prints it (stderr): a server may have echoed a secret into it
   } finally {
@@ -211,7 +218,7 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
 /** One line of episodes.jsonl: the loop's figures and the rig's score, in the file's field order. */
 function episodeRecord(
   i: number, task: string, seed: number, end: EpisodeEnd, loop: Awaited<ReturnType<typeof runEpisodeLoop>>,
-  score: ReturnType<EpisodeHandle["score"]>, interventions: number,
+  score: ReturnType<EpisodeHandle["score"]>,
 ): EpisodeRecord {
   return {
     episode: i, task, seed,
@@ -223,7 +230,7 @@ function episodeRecord(
     declared_ends: loop.declaredEnds,
     true_ends: score.true_ends,
     planner_latencies_ms: loop.plannerLatenciesMs,
-    safety_interventions: interventions,
+    safety_interventions: loop.interventions,
     realtime_factor: score.realtime_factor,
     ...(score.cameras && { cameras: score.cameras }),
   };
@@ -252,6 +259,9 @@ export function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined, 
   return new Promise<T>((resolve, reject) => {
     const off = () => resolve(onAbort);
     signal.addEventListener("abort", off, { once: true });
-    p.then((v) => { signal.removeEventListener("abort", off); resolve(v); }, (e: unknown) => { signal.removeEventListener("abort", off); reject(e); });
+    p.then(
+      (v) => { signal.removeEventListener("abort", off); resolve(v); },
+      (e: unknown) => { signal.removeEventListener("abort", off); reject(e); },
+    );
   });
 }
