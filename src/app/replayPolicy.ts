@@ -11,7 +11,7 @@
  * and the driver's run folder `<name>.policy/` (events.jsonl, episodes.jsonl, summary.json with the
  * declared ends scored against the annotated ones, report.md).
  */
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import type { LoadedRunConfig } from "../config/loaders.js";
 import type { LoadedRobot } from "../robot/loadRobotProfile.js";
 import { McapRecorder } from "../record/mcapRecorder.js";
@@ -19,7 +19,7 @@ import { prefixWarning } from "../record/replayEpisode.js";
 import { getTask } from "../sim/tasks/index.js";
 import { RecordingRig } from "../trial/recordingRig.js";
 import { runEpisodes } from "../trial/runEpisodes.js";
-import type { EpisodeRecord } from "../trial/summary.js";
+import type { EpisodeRecord, RunSummary } from "../trial/summary.js";
 import { PolicyTap } from "./policyTap.js";
 
 /** Options of `replayThroughPolicy`. */
@@ -94,6 +94,40 @@ export async function replayThroughPolicy(o: ThroughPolicyOptions): Promise<Thro
   } finally {
     await recorder?.close();
   }
+}
+
+/** Options of `runOnRecording`. */
+export interface RecordingRunOptions {
+  /** A run config with `bus.kind: replay` (its `file` is the recorded episode). */
+  run: LoadedRunConfig;
+  robot: LoadedRobot;
+  policyPath: string;
+  policyUrl?: string;
+  outDir: string;
+  signal?: AbortSignal;
+  onEpisode?: (record: EpisodeRecord, index: number) => void;
+}
+
+/**
+ * `engram run` with a `bus.kind: replay` run config: the episode driver over the recording its
+ * `file` names, the policy and planner the config asks for, writing the run folder to `outDir`
+ * (no episode MCAP: the recording is not re-recorded). The recording is stepped tick by tick, so
+ * `rate` and `as_fast_as_possible` do not apply.
+ */
+export async function runOnRecording(o: RecordingRunOptions): Promise<RunSummary> {
+  const bus = o.run.config.bus;
+  if (bus.kind !== "replay") throw new Error(`${o.run.source.file}: runOnRecording needs bus.kind replay, got ${bus.kind}`);
+  const rig = await RecordingRig.open(resolve(o.run.dir, bus.file));
+  const id = rig.identity;
+  const profile = rig.profileAsRecorded(o.robot.profile);
+  const c = o.run.config;
+  return runEpisodes({
+    rig, run: { ...o.run, config: { ...c, control: { ...c.control, control_hz: id.control_hz } } },
+    robot: { ...o.robot, profile }, task: getTask(id.task), policyPath: o.policyPath, policyUrl: o.policyUrl,
+    beforeEpisodes: async (policy) => rig.checkCameras(profile, policy.spec.cameras),
+    episodes: [id.episode], seed: id.seed - id.episode, outDir: o.outDir, noRecord: true, signal: o.signal,
+    onEpisode: o.onEpisode,
+  });
 }
 
 /**
