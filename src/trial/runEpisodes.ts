@@ -5,7 +5,7 @@
  * (scene set, sensors live), the policy's reset, the recording's identification, the control loop
  * (episodeLoop.ts) ended by the rig's verdict, the rig's final say, the episode record. The rig is
  * the in-process twin (src/app/runTrial.ts), the twin over the bus or a robot (hardwareTrial.ts),
- * or a recording (replayPolicy.ts).
+ * or a recording (src/app/replayPolicy.ts).
  */
 import type { LoadedRunConfig } from "../config/loaders.js";
 import { createOutput, StopLatch } from "../control/index.js";
