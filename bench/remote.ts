@@ -24,7 +24,7 @@ import { pythonServerMissing, startPolicyServer, type LocalServer } from "../src
 import { runEngramMl } from "../src/policy/remote/python.js";
 import { RemotePolicy } from "../src/policy/remote/RemotePolicy.js";
 import { loadRobotProfile } from "../src/robot/loadRobotProfile.js";
-import { runTrial } from "../src/trial/runTrial.js";
+import { runTrial } from "../src/app/runTrial.js";
 
 function stats(ms: number[]): { p50: number; p99: number; max: number; n: number } | null {
   if (ms.length === 0) return null;

@@ -9,6 +9,10 @@
  * the recording's offered QoS are not matched against subscribers. `advertise` publishes into an
  * in-memory sink (`published(topic)`), and to this bus's own subscribers of that topic, so a
  * policy replayed against a recording can run unchanged and its outputs be inspected.
+ *
+ * Lock-step: instead of `play()`, `advanceTo(ns)` delivers every message logged up to `ns` and
+ * moves the clock there (the recording rig's pacing, trial/recordingRig.ts), as a sim twin
+ * advances to each control tick; `exhausted` says when no message is left.
  */
 import type { RosType } from "../msgs/types.js";
 import { McapSource, type ReadMode, type RecordedTopic } from "./mcapReader.js";
@@ -58,6 +62,8 @@ export class ReplayBus implements Bus {
   readonly #sink = new Map<string, PublishedMessage[]>();
   readonly #types = new Map<string, RosType>();
   #playing: Promise<ReplayResult> | undefined;
+  #stepper: AsyncIterator<{ topic: string; cdr: Uint8Array; logTimeNs: bigint }> | undefined;
+  #next: IteratorResult<{ topic: string; cdr: Uint8Array; logTimeNs: bigint }> | undefined;
   #closed = false;
   #wake: (() => void) | undefined;
 
@@ -134,6 +140,7 @@ export class ReplayBus implements Bus {
    * early after `close()`.
    */
   play(): Promise<ReplayResult> {
+    if (this.#stepper) throw new Error("replay: play() after advanceTo(): a recording is played or stepped, not both");
     this.#playing ??= this.#run();
     return this.#playing;
   }
@@ -161,6 +168,35 @@ export class ReplayBus implements Bus {
     // Let the last deliveries (setImmediate drains) run before reporting the end.
     await new Promise<void>((r) => setImmediate(r));
     return { messages: count, durationNs: first === undefined ? 0n : last - first, wallMs: performance.now() - wallStart, stopped: this.#closed };
+  }
+
+  /**
+   * Lock-step playback: delivers every message logged at or before `ns` (in file order, the clock
+   * following each one's logTime), lets the deliveries run, and moves the clock to `ns`.
+   */
+  async advanceTo(ns: bigint): Promise<void> {
+    this.#assertOpen("advance");
+    if (this.#playing) throw new Error("replay: advanceTo() after play(): a recording is played or stepped, not both");
+    this.#stepper ??= this.#source.messages()[Symbol.asyncIterator]();
+    this.#next ??= await this.#stepper.next();
+    while (!this.#next.done && this.#next.value.logTimeNs <= ns && !this.#closed) {
+      const m = this.#next.value;
+      if (m.logTimeNs > this.clock.nowNs()) await this.clock.advanceTo(m.logTimeNs);
+      this.#deliver(m.topic, m.cdr, m.logTimeNs);
+      this.#next = await this.#stepper.next();
+    }
+    await new Promise<void>((r) => setImmediate(r));
+    if (ns > this.clock.nowNs()) await this.clock.advanceTo(ns);
+  }
+
+  /** Lock-step playback: true once `advanceTo` has delivered the recording's last message. */
+  get exhausted(): boolean {
+    return this.#next?.done === true;
+  }
+
+  /** Why the file was read without its index (cut, or its recorder killed), or undefined. */
+  get fallbackReason(): string | undefined {
+    return this.#source.fallbackReason;
   }
 
   #sleepWall(ms: number): Promise<void> {
@@ -192,6 +228,7 @@ export class ReplayBus implements Bus {
     this.#wake?.();
     for (const set of this.#subscribers.values()) for (const q of set) q.close();
     if (this.#playing) await this.#playing.catch(() => undefined);
+    await this.#stepper?.return?.(undefined);
     await this.#source.close();
   }
 }

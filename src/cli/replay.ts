@@ -5,8 +5,9 @@
  * --to bus: the run config's bus (a robot over ROS 2, or the in-process sim in real time).
  * Both first move to the recorded start pose slowly through the safety filter, then re-send the
  * recorded commands at recorded timing / rate, and print the tracking error (and sim success).
- * --through-policy: instead, feeds the recorded observations through the policy offline and writes
- * `<name>.policy.mcap` beside the episode, comparing declared subtask ends with the annotations.
+ * --through-policy: instead, runs the policy (any kind: mem0, remote) against the recording with the
+ * trial's episode driver and writes `<name>.policy.mcap` and the run folder `<name>.policy/` beside
+ * the episode, comparing declared subtask ends with the annotations.
  * Without --config the run config is the launch/*.yaml with the sim enabled for the recorded robot
  * (an in-process one first).
  */
@@ -15,7 +16,7 @@ import { join, resolve } from "node:path";
 import { loadRunConfig, type LoadedRunConfig } from "../config/loaders.js";
 import { identityOf, readMcapMetadata } from "../record/episodeWriter.js";
 import { replayEpisode } from "../app/replayCommands.js";
-import { replayThroughPolicy } from "../record/replayPolicy.js";
+import { replayThroughPolicy } from "../app/replayPolicy.js";
 import { loadRobotProfile } from "../robot/loadRobotProfile.js";
 import { flagChoice, flagNumber, flagString, parseCommand, UsageError, type CommandSpec } from "./args.js";
 import { installStopSignals } from "./runDir.js";
@@ -61,7 +62,7 @@ export async function main(args: string[]): Promise<number> {
     const r = await replayThroughPolicy({ run, robot, path: file, bundle: resolve(bundle) });
     if (r.warning) process.stderr.write(`engram replay: warning: ${r.warning}\n`);
     process.stdout.write(json ? JSON.stringify(r) + "\n"
-      : `wrote ${r.out}: ${r.steps} steps, ${r.chunks} chunks, declared ends at [${r.declared_ends.join(", ")}] vs annotated [${r.annotated_ends.join(", ")}]: precision ${fmt(r.precision)}, recall ${fmt(r.recall)}, mean offset ${fmt(r.mean_offset_steps)} steps\n`);
+      : `wrote ${r.out}: ${r.steps} steps, ${r.chunks} chunks, declared ends at [${r.declared_ends.join(", ")}] vs annotated [${r.annotated_ends.join(", ")}]: precision ${fmt(r.precision)}, recall ${fmt(r.recall)}, mean offset ${fmt(r.mean_offset_steps)} steps; run folder ${r.run_dir}\n`);
     return 0;
   }
   const view = await startView(p, robot.profile.name);

@@ -24,7 +24,7 @@ import { readBundleFit } from "../policy/index.js";
 import { StopLatch } from "../control/index.js";
 import { loadRobotProfile } from "../robot/loadRobotProfile.js";
 import { preflightIssues } from "../trial/preflight.js";
-import { runSlice, sliceOf } from "../trial/runSlice.js";
+import { runSlice, sliceOf } from "../app/runSlice.js";
 import { parseSlice, type SliceSpec } from "../trial/slices.js";
 import { runJobs } from "./runJobs.js";
 import type { RunSummary } from "../trial/summary.js";

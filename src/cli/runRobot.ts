@@ -1,6 +1,6 @@
 /**
  * `engram run` against a robot it does not own (bus.kind ros2: hardware drivers, or `engram sim`
- * as its own process). Flags beyond run's own: `--instruction TEXT` (default: the task's nominal
+ * as its own process), or a recording (bus.kind replay: the policy replayed against it). Flags beyond run's own: `--instruction TEXT` (default: the task's nominal
  * instruction for the seed), `--max-steps N` (default: the task's time limit), `--operator
  * keys|sim` (keys: the terminal and the /engram/operator topic, the default on hardware; sim: the
  * sim twin's own verdict on /sim/episode, the default when the run config has sim.enabled: true),
@@ -14,6 +14,7 @@ import { RELIABLE_QOS, type Bus } from "../bus/types.js";
 import type { LoadedRunConfig } from "../config/loaders.js";
 import type { LoadedRobot } from "../robot/loadRobotProfile.js";
 import type { RobotProfile } from "../robot/types.js";
+import { runOnRecording } from "../app/replayPolicy.js";
 import { runHardwareTrial } from "../trial/hardwareTrial.js";
 import { recordingFlags } from "./recordingFlags.js";
 import { codecFor } from "../msgs/codec.js";
@@ -53,7 +54,7 @@ async function openBus(run: LoadedRunConfig): Promise<Bus> {
     case "local":
       throw new Error(`${run.source.file}: bus.kind local with sim.enabled false: nothing in this process publishes robot "${run.config.robot}"'s topics; use bus.kind ros2 for hardware or \`engram sim\` in another process`);
     case "replay":
-      throw new Error(`${run.source.file}: bus.kind replay cannot run a trial (a recording does not obey commands); use \`engram replay <mcap> --through-policy <bundle>\``);
+      throw new Error(`${run.source.file}: bus.kind replay runs on its recording (runOnRecording), not on a live bus`);
   }
 }
 
@@ -70,6 +71,13 @@ export function deadmanWarning(profile: RobotProfile, simEnabled: boolean): stri
 /** Runs the trial on the robot and returns the summary. */
 export async function runOnRobot(a: RobotRunArgs): Promise<RunSummary> {
   const cfg = a.run.config;
+  if (cfg.bus.kind === "replay") {
+    // The recording is the robot: the episode driver over it (one episode, the recorded one).
+    return runOnRecording({
+      run: a.run, robot: a.robot, policyPath: a.policyPath, policyUrl: a.policyUrl, outDir: resolve(a.outDir), signal: a.signal,
+      onEpisode: (r, i) => process.stderr.write(`[run] episode ${i}: ${r.outcome} in ${r.steps} steps (${r.duration_s} s)\n`),
+    });
+  }
   const judgeKind = flagChoice(a.p, "operator", cfg.sim.enabled ? "sim" : "keys");
   const opened = await openBus(a.run);
   const bus = a.tapBus ? a.tapBus(opened) : opened;

@@ -95,7 +95,7 @@ export class Operator implements TrialJudge {
   /** True once the operator pressed `q` (or the input ended): no new episode should start. */
   get stopRequested(): boolean { return this.stopped; }
 
-  /** The verdict given while the episode runs (`s`/`f`/`a`), or null: the trial's checkEnd polls this every tick. */
+  /** The verdict given while the episode runs (`s`/`f`/`a`), or null: the BusRig's verdict, polled every tick. */
   get verdict(): OperatorOutcome | null { return this.runningVerdict; }
 
   /** Between episodes: asks for a scene reset; resolves "start" on enter, "stop" on `q`. */

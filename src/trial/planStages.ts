@@ -17,8 +17,8 @@ export async function start(ep: Episode, t: Tick): Promise<Ended | void> {
   if (ep.started) return;
   ep.started = true;
   ep.initialJpeg = await plannerJpeg(ep);
-  ep.o.events.emit({ event: "subtask_start", step: t.k, subtask: ep.o.globalTask, source: "global" });
-  if (!shouldCallPlanner(ep.o.complexity, { kind: "episode_start" })) return;
+  ep.events.emit({ event: "subtask_start", step: t.k, subtask: ep.planning.globalTask, source: "global" });
+  if (!shouldCallPlanner(ep.planning.complexity, { kind: "episode_start" })) return;
   const end = await askPlanner(ep, t.k);
   if (end) return { kind: "ended", end, hold: { kind: "hold", reason: "timeout", details: "planner failed at episode start" } };
 }
@@ -30,9 +30,9 @@ export async function start(ep: Episode, t: Tick): Promise<Ended | void> {
 export async function plan(ep: Episode, t: Tick): Promise<Ended | void> {
   if (!t.observed?.subtaskEnded) return;
   ep.result.declaredEnds.push(t.k);
-  ep.o.events.emit({ event: "subtask_end", step: t.k, subtask: ep.subtask, logit: t.observed.logit });
-  ep.o.scheduler.clear();
-  if (!shouldCallPlanner(ep.o.complexity, { kind: "tick", subtaskEnded: true })) return;
+  ep.events.emit({ event: "subtask_end", step: t.k, subtask: ep.subtask, logit: t.observed.logit });
+  ep.control.scheduler.clear();
+  if (!shouldCallPlanner(ep.planning.complexity, { kind: "tick", subtaskEnded: true })) return;
   // The robot holds while the planner thinks: the running chunk must not continue.
   applyHold(ep, { kind: "hold", reason: "timeout", details: "waiting for the planner" }, t.measured, t.tickNs, t.k);
   ep.finished.push({ subtask: ep.subtask, endImageJpeg: (await plannerJpeg(ep)) ?? new Uint8Array() });
@@ -42,14 +42,16 @@ export async function plan(ep: Episode, t: Tick): Promise<Ended | void> {
 
 /** Asks the planner for the next subtask and hands it to the policy; null on success, else how the episode ends. */
 async function askPlanner(ep: Episode, step: number): Promise<EpisodeEnd | null> {
-  const { planner, events, signal } = ep.o;
+  const { planner } = ep.planning;
+  const signal = ep.signal;
+  const events = ep.events;
   if (!planner) return null;
-  const ctx = plannerContext(ep.o.globalTask, ep.initialJpeg ?? new Uint8Array(), ep.finished, ep.o.keyMemory);
+  const ctx = plannerContext(ep.planning.globalTask, ep.initialJpeg ?? new Uint8Array(), ep.finished, ep.planning.keyMemory);
   try {
     const answer = await untilAborted(planner.next(ctx), signal);
     ep.result.plannerLatenciesMs.push(answer.latencyMs);
     events.emit({ event: "planner_call", step, latency_ms: answer.latencyMs, answer: answer.subtask, finished: ctx.finished.length });
-    try { ep.o.policy.setInstruction(answer.subtask); } catch {
+    try { ep.policy.setInstruction(answer.subtask); } catch {
       // An answer the policy cannot follow fails this episode; the planner itself works, so the run goes on.
       events.emit({ event: "planner_answer_unknown", step, answer: answer.subtask });
       return { kind: "failure", reason: `planner answer ${JSON.stringify(answer.subtask)} is not in the policy's vocabulary` };
@@ -65,7 +67,7 @@ async function askPlanner(ep: Episode, step: number): Promise<EpisodeEnd | null>
     }
     events.emit({ event: "planner_failure", step, reason });
     // A finished plan is the policy's mistake, not a dead planner: this episode fails, the run goes on.
-    if (err instanceof PlannerFailure && err.kind === "complete") return ep.o.checkEnd(step) ?? { kind: "failure", reason: `plan complete: ${reason}` };
+    if (err instanceof PlannerFailure && err.kind === "complete") return ep.verdict(step) ?? { kind: "failure", reason: `plan complete: ${reason}` };
     return { kind: "aborted", reason: `planner failed: ${reason}`, plannerDown: true };
   }
 }

@@ -20,13 +20,13 @@ import { report, type Episode, type Tick } from "./tick.js";
 export async function gate(ep: Episode, t: Tick): Promise<Hold | void> {
   const check = ep.sensors.measured();
   t.measured = check?.kind === "valid" ? check.positions : null;
-  const g = firstHold(ep.o.stops.check(t.tickNs), ep.o.watchdog.check(t.tickNs));
+  const g = firstHold(ep.control.stops.check(t.tickNs), ep.control.watchdog.check(t.tickNs));
   if (g.kind === "hold") return g;
-  const topic = ep.o.profile.joint_state.topic;
+  const topic = ep.control.profile.joint_state.topic;
   if (!check) return { kind: "hold", reason: "stale", topic, details: `no joint state yet on ${topic}` };
-  if (check.kind === "invalid") return invalidJointState(check.problems, topic, ep.o.profile.name, t.k);
+  if (check.kind === "invalid") return invalidJointState(check.problems, topic, ep.control.profile.name, t.k);
   if (ep.holding !== null) {
-    ep.o.events.emit({ event: "hold_released", step: t.k, reason: ep.holding });
+    ep.events.emit({ event: "hold_released", step: t.k, reason: ep.holding });
     ep.counter.release();
     ep.holding = null;
   }
@@ -48,17 +48,17 @@ export async function preprocess(ep: Episode, t: Tick): Promise<Hold | void> {
       const frame = ep.sensors.frame(cam);
       if (frame === undefined) throw new Error(`${cam.topic}: no ${imageType(cam)} message yet`);
       if (!frame) throw new Error(`${cam.topic}: malformed ${imageType(cam)} message`);
-      t.images[cam.name] = await frameToTensor(frame, ep.o.imageSpecs[cam.name]!, cam.topic);
+      t.images[cam.name] = await frameToTensor(frame, ep.imageSpecs[cam.name]!, cam.topic);
     }));
   } catch (err) {
     return { kind: "hold", reason: "stale", details: (err as Error).message };
   }
-  t.state = stateVector(ep.o.profile, ep.o.layout, t.measured!);
+  t.state = stateVector(ep.control.profile, ep.control.layout, t.measured!);
 }
 
 /** policy.observe on every tick (memory write, classifier logit). */
 export async function observe(ep: Episode, t: Tick): Promise<void> {
-  t.observed = await ep.o.policy.observe({ stampNs: t.tickNs, images: t.images, state: t.state });
+  t.observed = await ep.policy.observe({ stampNs: t.tickNs, images: t.images, state: t.state });
   ep.result.logits.push(t.observed.logit);
 }
 
@@ -68,10 +68,11 @@ export async function observe(ep: Episode, t: Tick): Promise<void> {
  * ensembling a blend, so it is checked again). Any failure holds and drops the chunk.
  */
 export async function act(ep: Episode, t: Tick): Promise<Hold | void> {
-  const { scheduler, safety, output, policy } = ep.o;
+  const { scheduler, safety, output } = ep.control;
+  const policy = ep.policy;
   if (!scheduler.needsChunk()) return;
   const measured = t.measured!;
-  const acted = await withDeadline("policy.act()", policy.act(), ep.clock, ep.o.actTimeoutMs ?? 1000);
+  const acted = await withDeadline("policy.act()", policy.act(), ep.clock, ep.control.actTimeoutMs ?? 1000);
   if (acted.kind === "hold") return acted;
   const verdict = safety.checkChunk(reorderChunk(acted.value, ep.layoutNames), measured);
   if (verdict.kind === "hold") return verdict;
@@ -87,10 +88,10 @@ export async function act(ep: Episode, t: Tick): Promise<Hold | void> {
 
 /** This tick's command from the scheduler, through the safety filter's step check, to the output adapter. */
 export async function publish(ep: Episode, t: Tick): Promise<Hold | void> {
-  const command = ep.o.scheduler.next();
+  const command = ep.control.scheduler.next();
   if (!command) return { kind: "hold", reason: "no_action", details: `no action covers tick ${t.k}` };
-  const verdict = ep.o.safety.checkStep(command, t.measured!);
+  const verdict = ep.control.safety.checkStep(command, t.measured!);
   if (verdict.kind === "hold") return verdict;
   report(ep, verdict, t.k);
-  for (const out of ep.o.output.buildStep(verdict.command, t.tickNs, t.measured!)) ep.send(out);
+  for (const out of ep.control.output.buildStep(verdict.command, t.tickNs, t.measured!)) ep.send(out);
 }

@@ -16,7 +16,7 @@ import type { ObserveResult, Policy } from "../policy/types.js";
 import type { CameraSpec, LayoutSpec, RobotProfile } from "../robot/types.js";
 import type { EventLog } from "./eventLog.js";
 
-/** How an episode ended, as the caller's `checkEnd` or the loop itself decides. */
+/** How an episode ended, as the world's verdict or the loop itself decides. */
 export type EpisodeEnd =
   | { kind: "success" }
   | { kind: "failure"; reason: string }
@@ -30,32 +30,50 @@ export type StageName = (typeof STAGE_NAMES)[number];
 /** Per-tick wall time, ms: the pacing wait, then each stage by name (0 for stages the tick did not reach). */
 export type TickTiming = { waitMs: number } & Record<`${StageName}Ms`, number>;
 
-/** What the stages of one episode use; the loop adds the bus, the pacing and the step limit. */
-export interface StageOptions {
+/** The robot side of one episode: the profile and action layout, and fresh control parts (trialParts.episodeParts). */
+export interface ControlParts {
   profile: RobotProfile;
   layout: LayoutSpec;
-  policy: Policy;
-  /** Policy camera name → preprocessing spec. */
-  imageSpecs: Record<string, ImageSpec>;
-  complexity: MemoryComplexity;
-  globalTask: string;
-  planner: Planner | null;
-  keyMemory: boolean;
   scheduler: ActionScheduler;
   safety: SafetyFilter;
   output: OutputAdapter;
   stops: StopLatch;
   watchdog: Watchdog;
-  events: EventLog;
-  /** Called after each tick; an end stops the episode (sim: the task's success check; hardware: operator keys). */
-  checkEnd: (step: number) => EpisodeEnd | null;
-  /** Camera whose JPEG the planner sees (initial and subtask-end images). Default: the first policy camera. */
-  plannerCamera?: string;
   /** policy.act() deadline on the bus clock; past it the robot holds (default 1000 ms). */
   actTimeoutMs?: number;
+}
+
+/** The policy and how each of its cameras' frames is prepared for it. */
+export interface PolicyParts {
+  policy: Policy;
+  /** Policy camera name → preprocessing spec. */
+  imageSpecs: Record<string, ImageSpec>;
+}
+
+/** What the planner stages use: the memory class, the global task and the planner (null: none). */
+export interface PlanParts {
+  complexity: MemoryComplexity;
+  globalTask: string;
+  planner: Planner | null;
+  keyMemory: boolean;
+  /** Camera whose JPEG the planner sees (initial and subtask-end images). Default: the first policy camera. */
+  plannerCamera?: string;
+}
+
+/** What the stages of one episode are given; the loop adds the bus and the pacing. */
+export interface StageParts {
+  control: ControlParts;
+  policy: PolicyParts;
+  planning: PlanParts;
+  events: EventLog;
+  /**
+   * The episode's end as the world judges it (the rig's verdict, the run's stop), or null: go on.
+   * Asked after each tick, and by the planner stage when a plan is complete.
+   */
+  verdict: (step: number) => EpisodeEnd | null;
   /**
    * The run's stop (SIGINT/SIGTERM): a planner call in flight is abandoned at once, so shutdown
-   * never waits for a slow or hung planner server. Ticks see the stop through `checkEnd`.
+   * never waits for a slow or hung planner server. Ticks see the stop through `verdict`.
    */
   signal?: AbortSignal;
 }
@@ -82,9 +100,15 @@ export interface EpisodeLoopResult {
   cameras: CameraReceipt[];
 }
 
-/** One episode's context, shared by its ticks: the options, the sensors, the outputs and what carries over between ticks. */
+/** One episode's context, shared by its ticks: its parts, the sensors, the outputs and what carries over between ticks. */
 export interface Episode {
-  readonly o: StageOptions;
+  readonly control: ControlParts;
+  readonly policy: Policy;
+  readonly imageSpecs: Record<string, ImageSpec>;
+  readonly planning: PlanParts;
+  readonly events: EventLog;
+  readonly verdict: (step: number) => EpisodeEnd | null;
+  readonly signal: AbortSignal | undefined;
   readonly clock: Clock;
   readonly sensors: LatestSensors;
   /** Frames and stale-hold onsets per policy camera this episode. */
@@ -131,14 +155,18 @@ export interface Ended { kind: "ended"; end: EpisodeEnd; hold?: Hold }
 export type Stage = (ep: Episode, t: Tick) => Promise<Hold | Ended | void>;
 
 /** Builds the context of one episode. `send` publishes an outgoing command (the loop's bus, or a test's list). */
-export function createEpisode(o: StageOptions, clock: Clock, send: (out: Outgoing) => void): Episode {
-  const cameras = o.policy.spec.cameras.map((name) => cameraOf(o.profile, name));
-  const plannerCamera = o.plannerCamera ?? cameras[0]?.name;
+export function createEpisode(parts: StageParts, clock: Clock, send: (out: Outgoing) => void): Episode {
+  const { control, planning } = parts;
+  const { profile, layout } = control;
+  const cameras = parts.policy.policy.spec.cameras.map((name) => cameraOf(profile, name));
+  const plannerCamera = planning.plannerCamera ?? cameras[0]?.name;
   return {
-    o, clock, send, cameras,
-    sensors: new LatestSensors(o.profile.joint_state.topic, o.profile.joints),
+    control, planning, clock, send, cameras,
+    policy: parts.policy.policy, imageSpecs: parts.policy.imageSpecs, events: parts.events, verdict: parts.verdict,
+    signal: parts.signal,
+    sensors: new LatestSensors(profile.joint_state.topic, profile.joints),
     plannerCamera: cameras.find((c) => c.name === plannerCamera),
-    layoutNames: o.layout.kind === "joint" ? o.layout.names : [...o.layout.dims],
+    layoutNames: layout.kind === "joint" ? layout.names : [...layout.dims],
     counter: new InterventionCounter(),
     result: {
       end: { kind: "failure", reason: "step limit" }, steps: 0, timings: [], lateTicks: 0, lateOnPolicy: 0, firstChunk: null,
@@ -147,7 +175,7 @@ export function createEpisode(o: StageOptions, clock: Clock, send: (out: Outgoin
     cameraTally: new CameraTally(cameras),
     finished: [],
     holding: null,
-    subtask: o.globalTask,
+    subtask: planning.globalTask,
     initialJpeg: null,
     started: false,
   };
@@ -183,8 +211,8 @@ export function tickBusyMs(timing: TickTiming): number {
  * be built or sent is a `fault` event, and the hold is still reported.
  */
 export function applyHold(ep: Episode, h: Hold, measured: JointPositions | null, stampNs: bigint, step: number): void {
-  ep.o.scheduler.clear();
-  ep.o.safety.noteHold();
+  ep.control.scheduler.clear();
+  ep.control.safety.noteHold();
   const at = measured ?? ep.sensors.lastGoodPositions();
   if (at) sendHold(ep, at, stampNs, step);
   report(ep, h, step);
@@ -193,9 +221,9 @@ export function applyHold(ep: Episode, h: Hold, measured: JointPositions | null,
 
 function sendHold(ep: Episode, at: JointPositions, stampNs: bigint, step: number): void {
   try {
-    for (const out of ep.o.output.buildHold(at, stampNs)) ep.send(out);
+    for (const out of ep.control.output.buildHold(at, stampNs)) ep.send(out);
   } catch (err) {
-    ep.o.events.emit({ event: "fault", step, reason: `hold command not sent: ${(err as Error).message}` });
+    ep.events.emit({ event: "fault", step, reason: `hold command not sent: ${(err as Error).message}` });
   }
 }
 
@@ -203,7 +231,7 @@ function sendHold(ep: Episode, at: JointPositions, stampNs: bigint, step: number
 export function report<T>(ep: Episode, verdict: Verdict<T> | Gate, step: number): void {
   for (const e of ep.counter.observe(verdict)) {
     if (e.event === "safety_hold" && e.reason === "stale" && e.topic !== undefined) ep.cameraTally.staleHold(e.topic);
-    ep.o.events.emit({ ...e, step });
+    ep.events.emit({ ...e, step });
   }
 }
 

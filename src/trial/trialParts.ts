@@ -24,6 +24,7 @@ import { mulberry32 } from "../sim/tasks/rng.js";
 import { SimWorld } from "../sim/world/SimWorld.js";
 import type { EpisodeEnd } from "./episodeLoop.js";
 import type { EventLog } from "./eventLog.js";
+import type { ControlParts } from "./tick.js";
 
 type RunCfg = LoadedRunConfig["config"];
 
@@ -40,25 +41,35 @@ export function oracleEndsOf(cfg: RunCfg): OracleDetector | null {
 /** A loaded policy as trials drive it: Mem0Policy (in process) or RemotePolicy (a policy server). */
 export type TrialPolicy = Policy & { close(): Promise<void> };
 
+/** A loaded trial policy and the count of its remote faults so far (server down, slow, bad reply; 0 in process). */
+export interface LoadedTrialPolicy {
+  policy: TrialPolicy;
+  remoteFaults(): number;
+}
+
 /**
  * Loads the bundle with the family its manifest names (mem0, remote) and the run config's ablations
  * (for the oracle classifier, `oracleEnds` as the end detector: in-process Mem-0 only); memory and
  * classifier events and remote events (`remote_<kind>`) go to `events`. `policyUrl` overrides a
  * remote bundle's server URL (`--policy-url`).
  */
-export async function loadTrialPolicy(cfg: RunCfg, profile: RobotProfile, policyPath: string, events: EventLog, oracleEnds: OracleDetector | null, policyUrl?: string): Promise<TrialPolicy> {
+export async function loadTrialPolicy(cfg: RunCfg, profile: RobotProfile, policyPath: string, events: EventLog, oracleEnds: OracleDetector | null, policyUrl?: string): Promise<LoadedTrialPolicy> {
+  let remoteFaults = 0;
   const policy: TrialPolicy = await loadPolicy(policyPath, {
     robot: profile, url: policyUrl, executeSteps: cfg.control.execute_steps,
     ablation: { anchor: cfg.policy.anchor, slidingWindow: cfg.policy.sliding },
     ...(oracleEnds ? { endDetector: oracleEnds } : {}),
     onEvent: (e) => events.emit(e.kind === "memory" ? { event: "memory", op: e.op, step: e.step } : { event: "classifier_end", ...e }),
-    onRemoteEvent: (e) => events.emit({ ...e, event: `remote_${e.kind}` }),
+    onRemoteEvent: (e) => {
+      if (e.kind === "fault") remoteFaults++;
+      events.emit({ ...e, event: `remote_${e.kind}` });
+    },
   });
   if (oracleEnds && policy instanceof RemotePolicy) {
     await policy.close();
     throw new Error(`policy.classifier: oracle needs an in-process Mem-0 bundle; ${policyPath} is a remote policy (its server owns the classifier)`);
   }
-  return policy;
+  return { policy, remoteFaults: () => remoteFaults };
 }
 
 /** Preprocessing spec per policy camera (image size and pixel normalization from the manifest). */
@@ -70,10 +81,9 @@ export function imageSpecsOf(policy: Policy): Record<string, ImageSpec> {
 }
 
 /** Fresh control parts for one episode (scheduler, safety filter, output adapter, stop latch, watchdog). */
-export function episodeParts(cfg: RunCfg, profile: RobotProfile, layout: LayoutSpec, policy: Policy, controlHz: number): {
-  scheduler: ActionScheduler; safety: SafetyFilter; output: OutputAdapter; stops: StopLatch; watchdog: Watchdog;
-} {
+export function episodeParts(cfg: RunCfg, profile: RobotProfile, layout: LayoutSpec, policy: Policy, controlHz: number): ControlParts {
   return {
+    profile, layout,
     scheduler: new ActionScheduler({ dim: layoutDim(layout), executeSteps: cfg.control.execute_steps ?? undefined, ensemble: cfg.control.temporal_ensemble ? { decay: 0.1 } : undefined }),
     safety: new SafetyFilter({ profile, layout, controlHz }),
     output: createOutput(profile, layout, { controlHz }),

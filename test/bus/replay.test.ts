@@ -45,6 +45,25 @@ test("as fast as possible: every message, in order, stamped with its logTime; cl
   await bus.close();
 });
 
+test("lock-step: advanceTo delivers what was logged up to each time, moves the clock there; exhausted after the last", async () => {
+  const bus = await ReplayBus.open(file, { rate: Infinity });
+  const got = collect(bus, "/chatter");
+  await bus.advanceTo(T0 + 2n * STEP_NS);
+  assert.deepEqual(got.map((g) => g.data), ["msg 0", "msg 1", "msg 2"], "up to and including the time");
+  assert.equal(bus.clock.nowNs(), T0 + 2n * STEP_NS);
+  assert.equal(bus.exhausted, false);
+  await bus.advanceTo(T0 + 2n * STEP_NS + STEP_NS / 2n);
+  assert.equal(got.length, 3, "nothing logged in between");
+  assert.equal(bus.clock.nowNs(), T0 + 2n * STEP_NS + STEP_NS / 2n, "the clock moves to the tick's time");
+  await bus.advanceTo(T0 + 9n * STEP_NS);
+  assert.equal(got.length, 10);
+  assert.equal(bus.exhausted, false, "the /flag message 1 ns later is still to come");
+  await bus.advanceTo(T0 + 10n * STEP_NS);
+  assert.equal(bus.exhausted, true);
+  assert.throws(() => bus.play(), /played or stepped, not both/);
+  await bus.close();
+});
+
 test("recorded timing at rate 1 and at rate 4", async () => {
   for (const rate of [1, 4]) {
     const bus = await ReplayBus.open(file, { rate });

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { loadRunConfig } from "../../src/config/loaders.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
 import { readRunManifest } from "../../src/trial/runManifest.js";
-import { runSlice } from "../../src/trial/runSlice.js";
+import { runSlice } from "../../src/app/runSlice.js";
 import type { RunSummary } from "../../src/trial/summary.js";
 import { episodeLines, wallClockFree } from "../trial/runFolder.js";
 

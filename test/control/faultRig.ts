@@ -204,15 +204,17 @@ export async function runRig(o: RigOptions): Promise<RigResult> {
   const filter = new SafetyFilter({ profile, layout });
   try {
     const result = await runEpisodeLoop({
-      bus, profile, layout, policy,
-      imageSpecs: { head: { width: 32, height: 24, mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5] } },
-      controlHz: profile.control_hz, pace, realtime: false, wallPaced: o.wallPaced,
-      complexity: o.planner ? "M(n)" : "M(1)", globalTask: "put back the block", planner: o.planner ?? null, keyMemory: true,
-      scheduler: new ActionScheduler({ dim: names.length }),
-      safety: filter, output: createOutput(profile, layout),
-      stops: new StopLatch({ safety: profile.safety, deadmanStaleAfterMs: 300 }),
-      watchdog: new Watchdog(watchedTopics(profile, ["head"])),
-      events: log, maxSteps: o.ticks, checkEnd: () => null,
+      rig: { bus, pacing: { kind: "lockstep", advanceTo: pace, wallPaced: o.wallPaced }, verdict: () => null },
+      control: {
+        profile, layout,
+        scheduler: new ActionScheduler({ dim: names.length }),
+        safety: filter, output: createOutput(profile, layout),
+        stops: new StopLatch({ safety: profile.safety, deadmanStaleAfterMs: 300 }),
+        watchdog: new Watchdog(watchedTopics(profile, ["head"])),
+      },
+      policy: { policy, imageSpecs: { head: { width: 32, height: 24, mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5] } } },
+      planning: { complexity: o.planner ? "M(n)" : "M(1)", globalTask: "put back the block", planner: o.planner ?? null, keyMemory: true },
+      events: log, controlHz: profile.control_hz, maxSteps: o.ticks,
     });
     return { profile, filter, events, commands, truth, result };
   } finally {

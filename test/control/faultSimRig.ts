@@ -54,7 +54,7 @@ export interface SimFaultOptions {
   /** A copy of x-one with `safety.deadman_topic` set to this topic. */
   deadmanTopic?: string;
   planner?: Planner;
-  /** The run's stop (SIGINT in `engram run`): ends the episode as runTrial's checkEnd does. */
+  /** The run's stop (SIGINT in `engram run`): ends the episode as the driver's verdict does. */
   signal?: AbortSignal;
 }
 
@@ -149,16 +149,20 @@ export async function runSimFault(o: SimFaultOptions): Promise<SimFaultResult> {
   };
   try {
     const result = await runEpisodeLoop({
-      bus: loopBus, profile, layout, policy,
-      imageSpecs: Object.fromEntries(policy.spec.cameras.map((c) => [c, { ...policy.spec.imageSize, mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5] }])),
-      controlHz, pace, realtime: false,
-      complexity: task.tmc === "M1" ? "M(1)" : "M(n)", globalTask: episode.instruction, planner: o.planner ?? null, keyMemory: true,
-      scheduler: new ActionScheduler({ dim: layoutDim(layout) }),
-      safety, output: createOutput(profile, layout, { controlHz }),
-      stops: new StopLatch({ safety: profile.safety }),
-      watchdog: new Watchdog(watchedTopics(profile, policy.spec.cameras)),
-      events: log, maxSteps: o.steps, signal: o.signal,
-      checkEnd: () => (o.signal?.aborted ? { kind: "aborted", reason: "interrupted" } : null),
+      rig: { bus: loopBus, pacing: { kind: "lockstep", advanceTo: pace }, verdict: () => (o.signal?.aborted ? { kind: "aborted", reason: "interrupted" } : null) },
+      control: {
+        profile, layout,
+        scheduler: new ActionScheduler({ dim: layoutDim(layout) }),
+        safety, output: createOutput(profile, layout, { controlHz }),
+        stops: new StopLatch({ safety: profile.safety }),
+        watchdog: new Watchdog(watchedTopics(profile, policy.spec.cameras)),
+      },
+      policy: {
+        policy,
+        imageSpecs: Object.fromEntries(policy.spec.cameras.map((c) => [c, { ...policy.spec.imageSize, mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5] }])),
+      },
+      planning: { complexity: task.tmc === "M1" ? "M(1)" : "M(n)", globalTask: episode.instruction, planner: o.planner ?? null, keyMemory: true },
+      events: log, signal: o.signal, controlHz, maxSteps: o.steps,
     });
     await flush();
     return { robot, limits: safety.limits, events, commands, poses, measured, result, startNs, periodNs };

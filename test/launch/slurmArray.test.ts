@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadRunConfig } from "../../src/config/loaders.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
-import { runSlice } from "../../src/trial/runSlice.js";
+import { runSlice } from "../../src/app/runSlice.js";
 import { episodeLines, wallClockFree } from "../trial/runFolder.js";
 
 const REPO = new URL("../../", import.meta.url).pathname;

@@ -20,7 +20,7 @@ import { SimResetServer } from "../../src/sim/node/resetServer.js";
 import { getTask } from "../../src/sim/tasks/index.js";
 import { runHardwareTrial } from "../../src/trial/hardwareTrial.js";
 import { SimJudge } from "../../src/trial/operator.js";
-import { runTrial } from "../../src/trial/runTrial.js";
+import { runTrial } from "../../src/app/runTrial.js";
 import type { RunSummary } from "../../src/trial/summary.js";
 import { limitViolations, runSimFault } from "../control/faultSimRig.js";
 import { FakePolicyServer, type Fault } from "../fakes/policyServer.js";

@@ -17,7 +17,7 @@ import { startPolicyServer } from "../../src/policy/remote/localServer.js";
 import { runEngramMl } from "../../src/policy/remote/python.js";
 import type { ActionChunk, EpisodeInfo, ObserveResult, Policy, PreparedObservation } from "../../src/policy/types.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
-import { runTrial } from "../../src/trial/runTrial.js";
+import { runTrial } from "../../src/app/runTrial.js";
 import { pythonServerMissing, startTinyServer, type TinyServer } from "./pythonServer.js";
 import { writeRemoteBundle } from "./remoteBundle.js";
 

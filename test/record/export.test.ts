@@ -20,7 +20,7 @@ import { recordEpisodes } from "../../src/app/recordSession.js";
 import { getLayout, toPolicyVector } from "../../src/robot/layout.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
 import { decode } from "../../src/msgs/codec.js";
-import { runTrial } from "../../src/trial/runTrial.js";
+import { runTrial } from "../../src/app/runTrial.js";
 import { missingPython, PROJECT_PYTHON, runPython } from "./externalTools.js";
 
 const dir = mkdtempSync(join(tmpdir(), "engram-export-test-"));

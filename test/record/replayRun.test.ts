@@ -12,7 +12,7 @@ import { loadRunConfig } from "../../src/config/loaders.js";
 import { identityOf, readMcapMetadata } from "../../src/record/episodeWriter.js";
 import { replayEpisode } from "../../src/app/replayCommands.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
-import { runTrial } from "../../src/trial/runTrial.js";
+import { runTrial } from "../../src/app/runTrial.js";
 
 const dir = mkdtempSync(join(tmpdir(), "engram-replay-run-"));
 after(() => rmSync(dir, { recursive: true, force: true }));

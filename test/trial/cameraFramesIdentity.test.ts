@@ -17,7 +17,7 @@ import { loadRunConfig } from "../../src/config/loaders.js";
 import type { Policy, PreparedObservation } from "../../src/policy/types.js";
 import { McapSource } from "../../src/bus/mcapReader.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
-import { runTrial } from "../../src/trial/runTrial.js";
+import { runTrial } from "../../src/app/runTrial.js";
 
 const STEPS = 12;
 

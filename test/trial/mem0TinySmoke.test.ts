@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { loadRunConfig } from "../../src/config/loaders.js";
 import { mem0BundleIssues, openMem0Bundle, closeMem0Bundle } from "../../src/policy/mem0/bundle.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
-import { runTrial } from "../../src/trial/runTrial.js";
+import { runTrial } from "../../src/app/runTrial.js";
 
 const BUNDLE = "policies/mem0-tiny";
 const STEPS = 40;

@@ -16,7 +16,7 @@ import { loadRunConfig } from "../../src/config/loaders.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
 import { mergeRuns } from "../../src/trial/mergeRuns.js";
 import { manifestDifference, readRunManifest } from "../../src/trial/runManifest.js";
-import { runSlice } from "../../src/trial/runSlice.js";
+import { runSlice } from "../../src/app/runSlice.js";
 import { parseSlice, sliceEpisodes } from "../../src/trial/slices.js";
 import { episodeLines, wallClockFree } from "./runFolder.js";
 

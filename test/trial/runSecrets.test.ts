@@ -18,7 +18,7 @@ import { loadRunConfig } from "../../src/config/loaders.js";
 import { decodeFrame, encodeFrame, type WireValue } from "../../src/policy/remote/wire.js";
 import { DEFAULT_EPISODE_RECORDING } from "../../src/record/episodeWriter.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
-import { runTrial } from "../../src/trial/runTrial.js";
+import { runTrial } from "../../src/app/runTrial.js";
 import { jsonl, readEpisode } from "../cli/runHarness.js";
 import { REMOTE_METADATA, writeRemoteBundle } from "../policy/remoteBundle.js";
 

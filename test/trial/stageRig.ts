@@ -67,13 +67,16 @@ export function stageRig(o: { planner?: Planner; complexity?: "M(1)" | "M(n)"; p
   const watchdog = new Watchdog(watchedTopics(profile, ["head"]));
   const ends: number[] = [];
   const ep = createEpisode({
-    profile, layout, policy,
-    imageSpecs: { head: { width: W, height: H, mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5] } },
-    complexity: o.complexity ?? "M(1)", globalTask: "put back the block", planner: o.planner ?? null, keyMemory: true,
-    scheduler: new ActionScheduler({ dim: layout.names.length }),
-    safety: new SafetyFilter({ profile, layout }), output: createOutput(profile, layout),
-    stops: new StopLatch({ safety: profile.safety }), watchdog, events: log,
-    checkEnd: (step) => { ends.push(step); return null; },
+    control: {
+      profile, layout,
+      scheduler: new ActionScheduler({ dim: layout.names.length }),
+      safety: new SafetyFilter({ profile, layout }), output: createOutput(profile, layout),
+      stops: new StopLatch({ safety: profile.safety }), watchdog,
+    },
+    policy: { policy, imageSpecs: { head: { width: W, height: H, mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5] } } },
+    planning: { complexity: o.complexity ?? "M(1)", globalTask: "put back the block", planner: o.planner ?? null, keyMemory: true },
+    events: log,
+    verdict: (step) => { ends.push(step); return null; },
   }, clock, (out) => sent.push(out));
   const head = profile.cameras.find((c) => c.name === "head")!;
   const feed = (topic: string, cdr: Uint8Array, atNs = clock.nowNs()) => {

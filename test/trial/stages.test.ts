@@ -185,7 +185,7 @@ test("act: 100 acts leave no deadline waiter pending on the sim clock", async ()
   const r = stageRig();
   r.feedGood();
   for (let k = 0; k < 100; k++) {
-    r.ep.o.scheduler.clear();
+    r.ep.control.scheduler.clear();
     const t = r.tick(k);
     await gate(r.ep, t);
     assert.equal(await act(r.ep, t), undefined);

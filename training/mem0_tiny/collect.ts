@@ -27,7 +27,7 @@ import { reactiveExpertOf } from "../../src/sim/expert/runExpertEpisode.js";
 import type { SimNode } from "../../src/sim/node/SimNode.js";
 import { mulberry32 } from "../../src/sim/tasks/rng.js";
 import type { PutBackBlockScene } from "../../src/sim/tasks/put-back-block.js";
-import { runTrial } from "../../src/trial/runTrial.js";
+import { runTrial } from "../../src/app/runTrial.js";
 import { DEFAULT_INSTRUCTIONS, wordVocabulary } from "../../src/policy/mem0/testBundle.js";
 import { npyBytes } from "./hdf5ToNpy.js";
 

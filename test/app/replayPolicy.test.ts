@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { loadRunConfig } from "../../src/config/loaders.js";
 import { decode } from "../../src/msgs/codec.js";
 import { McapSource } from "../../src/bus/mcapReader.js";
-import { replayThroughPolicy } from "../../src/record/replayPolicy.js";
+import { replayThroughPolicy } from "../../src/app/replayPolicy.js";
 import { recordEpisodes } from "../../src/app/recordSession.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
 

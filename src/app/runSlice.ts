@@ -5,10 +5,10 @@
  */
 import { mkdirSync } from "node:fs";
 import { basename } from "node:path";
-import { bundleDigest, comparableConfig, writeRunManifest } from "./runManifest.js";
+import { bundleDigest, comparableConfig, writeRunManifest } from "../trial/runManifest.js";
 import { runTrial, type TrialOptions } from "./runTrial.js";
-import { allEpisodes, sliceEpisodes, type SliceSpec } from "./slices.js";
-import type { RunSummary } from "./summary.js";
+import { allEpisodes, sliceEpisodes, type SliceSpec } from "../trial/slices.js";
+import type { RunSummary } from "../trial/summary.js";
 
 /** runTrial's options, with the slice instead of an episode list (`episodes` is the whole run's count). */
 export interface SliceOptions extends Omit<TrialOptions, "episodeIndices"> {
