@@ -19,16 +19,13 @@ const SRC = "src";
  * import fails the test, so it is deleted as soon as it is not needed.
  */
 const PENDING: Readonly<Record<string, { layers: string[]; why: string }>> = {
-  "src/trial/runTrial.ts": { layers: ["sim"], why: "the twin's wiring moves to app/ (rig branch)" },
   "src/trial/hardwareTrial.ts": { layers: ["sim"], why: "task specs move to src/task/ (tasks branch)" },
   "src/trial/preflight.ts": { layers: ["sim"], why: "task specs move to src/task/ (tasks branch)" },
   "src/trial/trialParts.ts": { layers: ["sim"], why: "nominalTask goes (tasks branch)" },
-  "src/record/replayPolicy.ts": { layers: ["sim", "trial"], why: "becomes the driver over a replay rig (rig branch)" },
 };
 
 /** Files over the line limit that another branch shortens (rig branch: hardwareTrial.ts is 120 lines there). */
 const PENDING_LONG: Readonly<Record<string, string>> = {
-  "src/trial/hardwareTrial.ts": "the rig branch makes it the driver plus a BusRig",
 };
 
 /** Layers only cli/ and app/ may import (besides themselves). */
