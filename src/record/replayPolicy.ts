@@ -19,7 +19,7 @@ import { frameToTensor, type CameraFrame, type ImageSpec } from "../observe/prep
 import { loadMem0Policy } from "../policy/mem0/Mem0Policy.js";
 import { getLayout, layoutDim, toPolicyVector } from "../robot/layout.js";
 import type { LoadedRobot } from "../robot/loadRobotProfile.js";
-import { getTask } from "../sim/tasks/index.js";
+import { getTaskSpec } from "../task/index.js";
 import { matchSubtaskEnds } from "../trial/summary.js";
 import { McapRecorder } from "./mcapRecorder.js";
 import { recordedCameraTopic } from "./cameraRecording.js";
@@ -86,7 +86,7 @@ export async function replayThroughPolicy(o: ThroughPolicyOptions): Promise<Thro
     await recorder.addTopic("/engram/policy/logit", "std_msgs/msg/Float32", RELIABLE_QOS);
     await recorder.addTopic("/engram/policy/subtask_end", "std_msgs/msg/String", RELIABLE_QOS);
 
-    const task = getTask(id.task);
+    const task = getTaskSpec(id.task);
     const periodNs = BigInt(Math.round(1e9 / id.control_hz));
     const start = BigInt(id.start_ns);
     const latest = new Map<string, { type: string; cdr: Uint8Array }>();

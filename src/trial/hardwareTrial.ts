@@ -17,8 +17,7 @@ import { BusRecorder } from "../record/busRecorder.js";
 import { identifyRecording, settle } from "../record/episodeWriter.js";
 import { getLayout } from "../robot/layout.js";
 import type { LoadedRobot } from "../robot/loadRobotProfile.js";
-import { getTask } from "../sim/tasks/index.js";
-import { stepLimit } from "../sim/tasks/types.js";
+import { getTaskSpec, stepLimit } from "../task/index.js";
 import { runEpisodeLoop, type EpisodeEnd } from "./episodeLoop.js";
 import { tickBusyMs } from "./tick.js";
 import type { OperatorOutcome, TrialJudge } from "./operator.js";
@@ -71,7 +70,7 @@ export interface HardwareTrialOptions {
 /** Runs the trial and returns its summary (also written to `<outDir>/summary.json`). Throws when the robot's topics never arrive. */
 export async function runHardwareTrial(o: HardwareTrialOptions): Promise<RunSummary> {
   const cfg = o.run.config, profile = o.robot.profile, bus = o.bus, clock = bus.clock;
-  const task = getTask(o.task);
+  const task = getTaskSpec(o.task);
   const complexity = complexityOf(task.tmc);
   const controlHz = controlHzOf(cfg, profile);
   const maxSteps = o.maxSteps ?? stepLimit(task, controlHz);

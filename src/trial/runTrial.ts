@@ -16,6 +16,7 @@ import { getLayout } from "../robot/layout.js";
 import type { LoadedRobot } from "../robot/loadRobotProfile.js";
 import { SimNode } from "../sim/node/SimNode.js";
 import { getTask } from "../sim/tasks/index.js";
+import { getTaskSpec } from "../task/index.js";
 import { tickBusyMs } from "./tick.js";
 import { runEpisodeLoop, type EpisodeLoopResult } from "./episodeLoop.js";
 import type { EpisodeRecord, RunAbort, RunSummary } from "./summary.js";
@@ -96,7 +97,7 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
     throw new Error(`runTrial runs the in-process sim twin: run config "${cfg.name}" needs sim.enabled: true and bus.kind: local (got sim.enabled=${cfg.sim.enabled}, bus.kind=${cfg.bus.kind})`);
   }
   const profile = o.robot.profile;
-  const task = getTask(o.task);
+  const task = getTaskSpec(o.task);
   const complexity = complexityOf(task.tmc);
   const lockstep = cfg.sim.mode === "lockstep";
   const clock = lockstep ? new SimClock(RUN_EPOCH_NS) : new WallClock();
@@ -162,7 +163,7 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
           }
           const wall0 = performance.now();
           const sim0 = clock.nowNs();
-          const episode = node.reset({ task, seed })!;
+          const episode = node.reset({ task: getTask(task.id), seed })!;
           // Real-time mode: the twin steps on the wall clock by itself while the loop runs (lock-step: the loop's pace advances it).
           // A twin that fails ends the episode held (checkEnd), never as an unhandled rejection that would kill the run and its recording.
           simLoop = lockstep ? null : node.runRealtime(stopSim.signal).catch((err: unknown) => { simFailure = err instanceof Error ? err : new Error(String(err)); });
@@ -183,7 +184,8 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
             pace: lockstep ? (ns) => node.advanceTo(ns) : (ns) => clock.sleepUntil(ns),
             complexity,
             globalTask: instruction,
-            planner: task.tmc === "M1" ? null : plannerFor(cfg.policy.planner, task.subtasks(episode.scene), oraclePlanner),
+            planner: task.tmc === "M1" ? null
+              : plannerFor(cfg.policy.planner, episode.task.subtasks(episode.scene), oraclePlanner),
             keyMemory: cfg.policy.key_memory,
             ...episodeParts(cfg, profile, layout, policy, controlHz),
             stops,

@@ -19,9 +19,6 @@ import { ScriptedPlanner } from "../policy/planner/scripted.js";
 import type { Planner } from "../policy/planner/types.js";
 import { layoutDim } from "../robot/layout.js";
 import type { LayoutSpec, RobotProfile } from "../robot/types.js";
-import { getTask, taskRobotOf } from "../sim/tasks/index.js";
-import { mulberry32 } from "../sim/tasks/rng.js";
-import { SimWorld } from "../sim/world/SimWorld.js";
 import type { EpisodeEnd } from "./episodeLoop.js";
 import type { EventLog } from "./eventLog.js";
 
@@ -131,23 +128,6 @@ export function subscribeGroundTruth(bus: Bus, oracleEnds: OracleDetector | null
   }
 }
 
-
-/**
- * A task's instruction and subtask list for `seed`, from its scene built in a throwaway physics
- * world: what a hardware trial tells the policy and the scripted planner when no instruction is
- * given. NOTE: on hardware the real scene is whatever the operator set up; pass the instruction
- * explicitly when it differs from the seed's nominal scene (e.g. other block colours).
- */
-export async function nominalTask(taskId: string, profile: RobotProfile, seed: number): Promise<{ instruction: string; subtasks: string[] }> {
-  const task = getTask(taskId);
-  const world = await SimWorld.create({ profile, physicsHz: 240 });
-  try {
-    const scene = task.createScene(world, mulberry32(seed), taskRobotOf(profile));
-    return { instruction: task.instruction(scene), subtasks: task.subtasks(scene) };
-  } finally {
-    world.dispose();
-  }
-}
 
 /**
  * Why an episode's end stops the run, or null when the run goes on: an abort stops it (error,

@@ -1,8 +1,7 @@
 /**
- * The task registry: every RMBench task of the sim twin, by id. Adding a task: its id in
- * src/task/index.ts, its file and one entry here.
+ * The task registry: every RMBench task of the sim twin, by id. Adding a task: its spec in
+ * src/task/ (see src/task/index.ts), its file here and one entry below.
  */
-import type { RobotProfile } from "../../robot/types.js";
 import { batteryTry } from "./battery-try.js";
 import { blocksRankingTry } from "./blocks-ranking-try.js";
 import { coverBlocks } from "./cover-blocks.js";
@@ -12,12 +11,14 @@ import { putBackBlock } from "./put-back-block.js";
 import { rearrangeBlocks } from "./rearrange-blocks.js";
 import { swapBlocks } from "./swap-blocks.js";
 import { swapT } from "./swap-t.js";
-import type { TaskDefinition, TaskRobot, TaskScene } from "./types.js";
+import type { TaskDefinition, TaskScene } from "./types.js";
 import { TASK_IDS, type TaskId } from "../../task/index.js";
+
+export { taskRobotOf } from "../../task/index.js";
 
 export type { CheckpointDef, CheckpointLabel, TaskDefinition, TaskMemoryClass, TaskRobot, TaskScene } from "./types.js";
 export { stepLimit } from "./types.js";
-export { mulberry32, type Rng } from "./rng.js";
+export { mulberry32, type Rng } from "../../task/rng.js";
 export { CheckpointTracker, type CheckpointReached } from "./checkpoints.js";
 export { SubtaskProgress, handsClear, letGo, pressLetGo, released, WITHDRAWN_Z, CLEAR_XY_M, BUTTON_WITHDRAWN_M, type ProgressSource, type SubtaskEnd } from "./progress.js";
 
@@ -39,23 +40,4 @@ export function getTask(id: string): TaskDefinition<TaskScene> {
   const task = TASKS.find((t) => t.id === id);
   if (!task) throw new Error(`unknown task "${id}" (known: ${TASKS.map((t) => t.id).join(", ")})`);
   return task;
-}
-
-/** Which task robot's scenes and experts fit each kinematic model (the arms' reach and layout). */
-const TASK_ROBOT_BY_MODEL: Readonly<Record<string, TaskRobot>> = {
-  "x-one-arm": "x-one",
-  "franka-panda": "franka-droid",
-};
-
-/** The task robot id of a profile ("x-one" or "franka-droid"), from its kinematics.model; throws for any other. */
-export function taskRobotOf(profile: RobotProfile): TaskRobot {
-  const model = profile.kinematics?.model;
-  const known = model !== undefined && Object.hasOwn(TASK_ROBOT_BY_MODEL, model);
-  const robot = known ? TASK_ROBOT_BY_MODEL[model] : undefined;
-  if (!robot) {
-    const declared = model === undefined ? "not declared" : `"${model}"`;
-    const robots = Object.entries(TASK_ROBOT_BY_MODEL).map(([m, r]) => `${m} → ${r}`).join(", ");
-    throw new Error(`robot profile "${profile.name}" is not a task robot: kinematics.model is ${declared} (${robots})`);
-  }
-  return robot;
 }

@@ -1,0 +1,58 @@
+/**
+ * The task contract every layer reads: what a task is, apart from any robot or simulator. The
+ * sim twin adds scenes, success checks and experts to these specs (src/sim/tasks/); trials,
+ * recordings and `engram check` read them alone.
+ */
+import type { Rng } from "./rng.js";
+import type { TaskId } from "./ids.js";
+
+/** Robots a task can run on (profile names in robots/). */
+export type TaskRobot = "x-one" | "franka-droid";
+
+/** RMBench's task memory complexity: M(1) single global instruction, M(n) planner-driven subtasks. */
+export type TaskMemoryClass = "M1" | "Mn";
+
+/** MEMOBench checkpoint labels. */
+export type CheckpointLabel = "storage" | "update" | "compression";
+
+/** A MEMOBench-style checkpoint as a trial reports it; the twin judges it from its own state. */
+export interface CheckpointSpec {
+  id: string;
+  label: CheckpointLabel;
+  description: string;
+}
+
+/**
+ * One RMBench task. A task whose subtask list depends on its scene (how many presses, which
+ * polarity is right) draws `D` from its seed, and its subtasks read the part `P` of it that the
+ * twin's scene also keeps; a task with a fixed list has neither (`draw` absent, `P` unused).
+ * Methods, not arrow properties, so a registry of mixed draw types typechecks.
+ */
+export interface TaskSpec<P extends object = object, D extends P = P> {
+  id: TaskId;
+  /** Memory class: M1 runs on `instruction` alone, Mn on subtasks a planner hands out. */
+  tmc: TaskMemoryClass;
+  robots: readonly TaskRobot[];
+  /**
+   * Seconds before an episode is cut off as a failure; the step limit at a profile's rate is
+   * `stepLimit(task, control_hz)` (a rate-free number, as profiles differ in control_hz).
+   */
+  timeLimitS: number;
+  /** Global task instruction shown to the policy / planner (the same for every scene). */
+  instruction: string;
+  /**
+   * All of the scene's random draws, in the order the twin builds the scene from them, for a task
+   * whose subtasks depend on the scene. The twin's scene and a hardware run's nominal subtasks
+   * (nominalTexts) come from this one draw, so they agree for a seed.
+   */
+  draw?(rng: Rng): D;
+  /** The subtask list, in order, worded like RMBench annotations. */
+  subtasks(drawn: P): string[];
+  /** Checkpoints in report order: storage, update, compression. */
+  checkpoints: readonly CheckpointSpec[];
+}
+
+/** Control steps (at `controlHz`) before an episode of `task` is cut off as a failure. */
+export function stepLimit(task: { timeLimitS: number }, controlHz: number): number {
+  return Math.ceil(task.timeLimitS * controlHz);
+}
