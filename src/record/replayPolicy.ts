@@ -14,6 +14,7 @@ import { RELIABLE_QOS } from "../bus/types.js";
 import { ActionScheduler } from "../control/index.js";
 import type { LoadedRunConfig } from "../config/loaders.js";
 import { decode, encode } from "../msgs/codec.js";
+import { SIM_EPISODE, episodeInstruction } from "../msgs/simTopics.js";
 import { timeFromNs, type CompressedImage, type Image } from "../msgs/types.js";
 import { frameToTensor, type CameraFrame, type ImageSpec } from "../observe/preprocess.js";
 import { loadMem0Policy } from "../policy/mem0/Mem0Policy.js";
@@ -98,7 +99,9 @@ export async function replayThroughPolicy(o: ThroughPolicyOptions): Promise<Thro
     let pending = await messages.next();
     const take = (m: { topic: string; type: string; cdr: Uint8Array }) => {
       if (m.topic === ANNOTATIONS_TOPIC) return;
-      if (m.topic === "/sim/episode" && !instruction) instruction = (JSON.parse(decode("std_msgs/msg/String", m.cdr).data) as { instruction?: string }).instruction ?? "";
+      if (m.topic === SIM_EPISODE.topic && !instruction) {
+        instruction = episodeInstruction(SIM_EPISODE.decode(m.cdr)) ?? "";
+      }
       else latest.set(m.topic, { type: m.type, cdr: m.cdr });
     };
     /** Takes every message logged up to `ns` (inclusive). */

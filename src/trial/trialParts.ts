@@ -3,11 +3,11 @@
  * hardware / a sim in another process in hardwareTrial.ts): the policy with its events wired, the
  * per-episode control parts, the planner, the oracle feeds and the recorded topic list.
  */
-import { RELIABLE_QOS, type Bus } from "../bus/types.js";
+import type { Bus } from "../bus/types.js";
 import type { LoadedRunConfig } from "../config/loaders.js";
 import { Secrets } from "../config/secrets.js";
 import { ActionScheduler, createOutput, SafetyFilter, StopLatch, Watchdog, watchedTopics, type OutputAdapter } from "../control/index.js";
-import { decode } from "../msgs/codec.js";
+import { SIM_SUBTASK, SIM_SUBTASK_END } from "../msgs/simTopics.js";
 import type { ImageSpec } from "../observe/preprocess.js";
 import { type OracleDetector, oracleDetector } from "../policy/mem0/endDetector.js";
 import { loadPolicy, readBundleFit } from "../policy/registry.js";
@@ -121,10 +121,12 @@ function bundleTokenEnv(policyPath: string): string[] {
 /** The sim's ground truth feeds the oracle classifier and the oracle planner when configured. */
 export function subscribeGroundTruth(bus: Bus, oracleEnds: OracleDetector | null, oraclePlanner: OraclePlanner | null): void {
   if (oracleEnds) {
-    bus.subscribe("/sim/subtask_end", "std_msgs/msg/Bool", RELIABLE_QOS, (cdr) => { if (decode("std_msgs/msg/Bool", cdr).data) oracleEnds.signalEnd(); });
+    const c = SIM_SUBTASK_END;
+    bus.subscribe(c.topic, c.type, c.qos, (cdr) => { if (c.decode(cdr)) oracleEnds.signalEnd(); });
   }
   if (oraclePlanner) {
-    bus.subscribe("/sim/subtask", "std_msgs/msg/String", { ...RELIABLE_QOS, durability: "transient_local", depth: 1 }, (cdr) => oraclePlanner.update(decode("std_msgs/msg/String", cdr).data));
+    const c = SIM_SUBTASK;
+    bus.subscribe(c.topic, c.type, c.qos, (cdr) => oraclePlanner.update(c.decode(cdr)));
   }
 }
 

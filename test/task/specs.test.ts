@@ -18,7 +18,8 @@ import { defineTask, type TaskScene } from "../../src/sim/tasks/types.js";
 test("registry: the nine ids in order; an unknown id names the known ones", () => {
   assert.deepEqual(listTaskSpecs().map((s) => s.id), [...TASK_IDS]);
   assert.equal(getTaskSpec("swap-t").id, "swap-t");
-  assert.throws(() => getTaskSpec("stack-cups"), new RegExp(`unknown task "stack-cups" \\(known: ${TASK_IDS.join(", ")}\\)`));
+  const known = new RegExp(`unknown task "stack-cups" \\(known: ${TASK_IDS.join(", ")}\\)`);
+  assert.throws(() => getTaskSpec("stack-cups"), known);
   assert.equal(isTaskId("battery-try"), true);
   assert.equal(isTaskId("Battery-Try"), false);
 });
@@ -47,7 +48,8 @@ for (const [id, tmc, robots, timeLimitS, steps15, fixedCount] of TABLE) {
     assert.equal(new Set(spec.checkpoints.map((c) => c.id)).size, 3, "checkpoint ids are distinct");
     for (const c of spec.checkpoints) assert.ok(c.description.length > 10, `${c.id} is described`);
     assert.match(spec.instruction, /^[A-Z].*\.$/);
-    assert.equal(spec.draw === undefined, fixedCount !== null, "a task draws from its seed only when its subtasks depend on it");
+    const why = "a task draws from its seed only when its subtasks depend on it";
+    assert.equal(spec.draw === undefined, fixedCount !== null, why);
     if (fixedCount !== null) {
       assert.equal(nominalTexts(spec, 0).subtasks.length, fixedCount);
       assert.deepEqual(nominalTexts(spec, 0), nominalTexts(spec, 12345), "fixed texts do not depend on the seed");
@@ -61,7 +63,9 @@ test("drawn subtasks: press counts, battery flips and ranking swaps follow the s
     const press = PRESS_BUTTON.draw(mulberry32(seed));
     const texts = nominalTexts(PRESS_BUTTON, seed).subtasks;
     assert.deepEqual(texts, [
-      ...Array<string>(press.n1).fill(PRESS_TEXTS.left), ...Array<string>(press.n2).fill(PRESS_TEXTS.middle), PRESS_TEXTS.confirm,
+      ...Array<string>(press.n1).fill(PRESS_TEXTS.left),
+      ...Array<string>(press.n2).fill(PRESS_TEXTS.middle),
+      PRESS_TEXTS.confirm,
     ]);
     assert.ok(press.n1 >= 1 && press.n1 <= 3 && press.n2 >= 1 && press.n2 <= 3, `seed ${seed}: digits in 1..3`);
     const battery = nominalTexts(BATTERY_TRY, seed).subtasks;
@@ -86,8 +90,10 @@ test("the twin's definitions read their facts from the specs, and its scenes giv
     for (const spec of listTaskSpecs()) {
       const task = getTask(spec.id);
       assert.equal(task.spec, spec);
-      assert.deepEqual([task.id, task.tmc, task.robots, task.timeLimitS], [spec.id, spec.tmc, spec.robots, spec.timeLimitS]);
-      assert.deepEqual(task.checkpoints.map(({ id, label, description }) => ({ id, label, description })), spec.checkpoints);
+      assert.deepEqual([task.id, task.tmc, task.robots], [spec.id, spec.tmc, spec.robots]);
+      assert.equal(task.timeLimitS, spec.timeLimitS);
+      const labelled = task.checkpoints.map(({ id, label, description }) => ({ id, label, description }));
+      assert.deepEqual(labelled, spec.checkpoints);
       for (let seed = 0; seed < 12; seed++) {
         world.reset();
         const scene = task.createScene(world, mulberry32(seed), taskRobotOf(profile));
@@ -109,7 +115,10 @@ test("defineTask: predicates must match the spec's checkpoints one to one", () =
     expert: () => { throw new Error("unused"); },
   };
   const ok = { "both-lifted": () => true, "red-at-blue-pose": () => true, swapped: () => true };
-  assert.deepEqual(defineTask(spec, { ...parts, predicates: ok }).checkpoints.map((c) => c.id), spec.checkpoints.map((c) => c.id));
-  assert.throws(() => defineTask(spec, { ...parts, predicates: { "both-lifted": () => true, swaped: () => true } }),
-    /task "swap-t": checkpoint predicates do not match its spec \(missing: red-at-blue-pose, swapped; not in the spec: swaped\)/);
+  const ids = (cs: ReadonlyArray<{ id: string }>) => cs.map((c) => c.id);
+  assert.deepEqual(ids(defineTask(spec, { ...parts, predicates: ok }).checkpoints), ids(spec.checkpoints));
+  const typo = { "both-lifted": () => true, swaped: () => true };
+  const mismatch = new RegExp('task "swap-t": checkpoint predicates do not match its spec '
+    + "\\(missing: red-at-blue-pose, swapped; not in the spec: swaped\\)");
+  assert.throws(() => defineTask(spec, { ...parts, predicates: typo }), mismatch);
 });
