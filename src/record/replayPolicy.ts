@@ -101,8 +101,9 @@ export async function replayThroughPolicy(o: ThroughPolicyOptions): Promise<Thro
       if (m.topic === ANNOTATIONS_TOPIC) return;
       if (m.topic === SIM_EPISODE.topic && !instruction) {
         instruction = episodeInstruction(SIM_EPISODE.decode(m.cdr)) ?? "";
+      } else {
+        latest.set(m.topic, { type: m.type, cdr: m.cdr });
       }
-      else latest.set(m.topic, { type: m.type, cdr: m.cdr });
     };
     /** Takes every message logged up to `ns` (inclusive). */
     const advance = async (ns: bigint) => {

@@ -64,7 +64,6 @@ const REALTIME_DROP_LAG_NS = 50_000_000;
 /** Longest the lock-step loop runs physics steps without yielding to timers and signals (ms). */
 const MAX_BLOCK_MS = 50;
 
-
 /** The sim twin's node. Create with `SimNode.create`. */
 export class SimNode {
   readonly world: SimWorld;
