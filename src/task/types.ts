@@ -4,6 +4,7 @@
  * recordings and `engram check` read them alone.
  */
 import type { Rng } from "./rng.js";
+import type { CheckpointLabel } from "../msgs/simTopics.js";
 import type { TaskId } from "./ids.js";
 
 /** Robots a task can run on (profile names in robots/). */
@@ -12,8 +13,8 @@ export type TaskRobot = "x-one" | "franka-droid";
 /** RMBench's task memory complexity: M(1) single global instruction, M(n) planner-driven subtasks. */
 export type TaskMemoryClass = "M1" | "Mn";
 
-/** MEMOBench checkpoint labels. */
-export type CheckpointLabel = "storage" | "update" | "compression";
+/** MEMOBench checkpoint labels (storage, update, compression), as the twin's topics carry them. */
+export type { CheckpointLabel } from "../msgs/simTopics.js";
 
 /** A MEMOBench-style checkpoint as a trial reports it; the twin judges it from its own state. */
 export interface CheckpointSpec {
