@@ -23,7 +23,8 @@ import type { LoadedRobot } from "../robot/loadRobotProfile.js";
 import { SimNode } from "../sim/node/SimNode.js";
 import type { TaskEpisode, EpisodeTick } from "../sim/node/TaskEpisode.js";
 import { getTask } from "../sim/tasks/index.js";
-import { EVENTS_TOPIC, EventLog } from "../trial/eventLog.js";
+import { EventLog } from "../trial/eventLog.js";
+import { ENGRAM_EVENTS } from "../msgs/events.js";
 import {
   appendEpisodeIndex, readEpisodeIndex, readRecordingSpec, recordingSpecOf, specDifferences, writeRecordingSpec,
   indexPath, type EpisodeIndexLine,
@@ -193,7 +194,8 @@ function selectTopics(all: ReturnType<typeof episodeTopics>, wanted: readonly st
   if (wanted.length === 0) return all;
   const unknown = wanted.filter((t) => !all.some((a) => a.topic === t));
   if (unknown.length > 0) throw new Error(`record.topics: ${unknown.join(", ")} not used by this run (topics: ${all.map((a) => a.topic).join(", ")})`);
-  return all.filter((a) => wanted.includes(a.topic) || a.topic === EVENTS_TOPIC || a.topic === ANNOTATIONS_TOPIC);
+  const always = [ENGRAM_EVENTS.topic, ANNOTATIONS_TOPIC];
+  return all.filter((a) => wanted.includes(a.topic) || always.includes(a.topic));
 }
 
 /**

@@ -14,9 +14,9 @@
 import { basename, dirname, join, resolve } from "node:path";
 import type { LoadedRunConfig } from "../config/loaders.js";
 import type { LoadedRobot } from "../robot/loadRobotProfile.js";
+import { getTaskSpec } from "../task/index.js";
 import { McapRecorder } from "../record/mcapRecorder.js";
 import { prefixWarning } from "../record/replayEpisode.js";
-import { getTask } from "../sim/tasks/index.js";
 import { RecordingRig } from "../trial/recordingRig.js";
 import { runEpisodes } from "../trial/runEpisodes.js";
 import type { EpisodeRecord, RunSummary } from "../trial/summary.js";
@@ -70,7 +70,7 @@ export async function replayThroughPolicy(o: ThroughPolicyOptions): Promise<Thro
     await PolicyTap.addTopics(recorder);
     const startNs = BigInt(id.start_ns);
     const summary = await runEpisodes({
-      rig, run: replayConfig(o.run, id.control_hz), robot: { ...o.robot, profile }, task: getTask(id.task),
+      rig, run: replayConfig(o.run, id.control_hz), robot: { ...o.robot, profile }, task: getTaskSpec(id.task),
       policyPath: o.bundle, policyUrl: o.policyUrl,
       wrapPolicy: (policy) => (tap = new PolicyTap(policy, recorder!, startNs, periodNs)),
       beforeEpisodes: async (policy) => rig.checkCameras(profile, policy.spec.cameras),
@@ -123,7 +123,7 @@ export async function runOnRecording(o: RecordingRunOptions): Promise<RunSummary
   const c = o.run.config;
   return runEpisodes({
     rig, run: { ...o.run, config: { ...c, control: { ...c.control, control_hz: id.control_hz } } },
-    robot: { ...o.robot, profile }, task: getTask(id.task), policyPath: o.policyPath, policyUrl: o.policyUrl,
+    robot: { ...o.robot, profile }, task: getTaskSpec(id.task), policyPath: o.policyPath, policyUrl: o.policyUrl,
     beforeEpisodes: async (policy) => rig.checkCameras(profile, policy.spec.cameras),
     episodes: [id.episode], seed: id.seed - id.episode, outDir: o.outDir, noRecord: true, signal: o.signal,
     onEpisode: o.onEpisode,

@@ -8,8 +8,8 @@ import type { StopLatch } from "../control/index.js";
 import type { Policy } from "../policy/types.js";
 import type { EpisodeRecordingOptions } from "../record/episodeWriter.js";
 import type { LoadedRobot } from "../robot/loadRobotProfile.js";
+import { getTaskSpec } from "../task/index.js";
 import type { SimNode } from "../sim/node/SimNode.js";
-import { getTask } from "../sim/tasks/index.js";
 import { runEpisodes } from "../trial/runEpisodes.js";
 import type { EpisodeRecord, RunSummary } from "../trial/summary.js";
 import type { TrialPolicy } from "../trial/trialParts.js";
@@ -75,7 +75,7 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
   });
   const wrap = o.wrapPolicy;
   return runEpisodes({
-    rig, run: o.run, robot: o.robot, task: getTask(o.task), policyPath: o.policyPath, policyUrl: o.policyUrl,
+    rig, run: o.run, robot: o.robot, task: getTaskSpec(o.task), policyPath: o.policyPath, policyUrl: o.policyUrl,
     wrapPolicy: wrap && ((policy) => wrap(policy, rig.node)),
     episodes: o.episodeIndices ?? Array.from({ length: o.episodes }, (_, k) => k),
     seed: o.seed, outDir: o.outDir, maxSteps: o.maxSteps, noRecord: o.noRecord, recording: o.recording,

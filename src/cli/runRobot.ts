@@ -22,7 +22,7 @@ import { mergeInputs, Operator, OPERATOR_PROMPT_TOPIC, OPERATOR_TOPIC, SimJudge,
 import { startHeartbeat } from "../trial/heartbeat.js";
 import { ProgressBar } from "../trial/progress.js";
 import type { RunSummary } from "../trial/summary.js";
-import { nominalTask } from "../trial/trialParts.js";
+import { getTaskSpec, nominalTexts, type TaskTexts } from "../task/index.js";
 import { flagChoice, flagInt, flagOptionalInt, flagString, type ParsedArgs } from "./args.js";
 
 /** Options `engram run` has already resolved. */
@@ -81,8 +81,8 @@ export async function runOnRobot(a: RobotRunArgs): Promise<RunSummary> {
   const judgeKind = flagChoice(a.p, "operator", cfg.sim.enabled ? "sim" : "keys");
   const opened = await openBus(a.run);
   const bus = a.tapBus ? a.tapBus(opened) : opened;
-  let nominal: { instruction: string; subtasks: string[] };
-  try { nominal = await nominalTask(a.task, a.robot.profile, a.seed); } catch (err) { await bus.close(); throw err; }
+  let nominal: TaskTexts;
+  try { nominal = nominalTexts(getTaskSpec(a.task), a.seed); } catch (err) { await bus.close(); throw err; }
   // An empty --instruction= (a launch argument left at its default) means the task's own.
   const instruction = flagString(a.p, "instruction") ?? nominal.instruction;
   const progress = new ProgressBar();

@@ -1,5 +1,5 @@
 /** `--task ID` of the commands that run episodes (run, start, record, sim). */
-import { getTask } from "../sim/tasks/index.js";
+import { getTaskSpec } from "../task/index.js";
 import { flagString, UsageError, type ParsedArgs } from "./args.js";
 
 /**
@@ -9,6 +9,6 @@ import { flagString, UsageError, type ParsedArgs } from "./args.js";
 export function flagTask(p: ParsedArgs, fallback: string): string {
   const id = flagString(p, "task");
   if (id === undefined) return fallback;
-  try { getTask(id); } catch (err) { throw new UsageError(`--task: ${(err as Error).message}`); }
+  try { getTaskSpec(id); } catch (err) { throw new UsageError(`--task: ${(err as Error).message}`); }
   return id;
 }

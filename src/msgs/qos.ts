@@ -23,8 +23,3 @@ export const RELIABLE_QOS: Qos = { reliability: "reliable", durability: "volatil
  * offered QoS.
  */
 export const SIM_SENSOR_QOS: Qos = { ...RELIABLE_QOS, depth: 5 };
-
-/** The events topic (std_msgs/msg/String, one JSON object per message). */
-export const EVENTS_TOPIC = "/engram/events";
-/** Events are few and must all arrive: reliable, keep the last 100 for late joiners' queues. */
-export const EVENTS_QOS: Qos = { ...RELIABLE_QOS, depth: 100 };

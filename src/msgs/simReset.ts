@@ -9,11 +9,10 @@
  */
 import type { Qos } from "./qos.js";
 import { codecFor } from "./codec.js";
+import { LATCHED_QOS, field, is, parseObject, type TopicContract } from "./topicContract.js";
 
 /** QoS of both reset topics: latched, so a late joiner still gets the last request and reply. */
-export const SIM_RESET_QOS: Qos = {
-  reliability: "reliable", durability: "transient_local", history: "keep_last", depth: 1,
-};
+export const SIM_RESET_QOS: Qos = LATCHED_QOS;
 
 /** A scene the runtime asks the twin for. `id` is unique per run and episode. */
 export interface SimResetRequest { id: string; task: string; seed: number }
@@ -21,42 +20,7 @@ export interface SimResetRequest { id: string; task: string; seed: number }
 /** The twin's answer to the request `id`: the scene set (`ok`), or why not (`error`). */
 export interface SimResetReply { id: string; task: string; seed: number; ok: boolean; error?: string }
 
-/** A typed topic: its name, ROS type, QoS and JSON codec (decode throws naming the topic and field). */
-export interface TopicContract<T> {
-  topic: string;
-  type: "std_msgs/msg/String";
-  qos: Qos;
-  encode(value: T): Uint8Array;
-  decode(cdr: Uint8Array): T;
-}
-
 const strings = codecFor("std_msgs/msg/String");
-
-function parseObject(topic: string, cdr: Uint8Array): Record<string, unknown> {
-  const text = strings.decode(cdr).data;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`${topic}: not JSON (${(err as Error).message}): ${JSON.stringify(text.slice(0, 80))}`);
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new Error(`${topic}: expected a JSON object, got ${JSON.stringify(text.slice(0, 80))}`);
-  }
-  return value as Record<string, unknown>;
-}
-
-function field<T>(
-  topic: string, o: Record<string, unknown>, name: string, ok: (v: unknown) => v is T, expected: string,
-): T {
-  const v = o[name];
-  if (!ok(v)) throw new Error(`${topic}: field "${name}" is ${JSON.stringify(v) ?? "missing"}, expected ${expected}`);
-  return v;
-}
-
-const isId = (v: unknown): v is string => typeof v === "string" && v.length > 0;
-const isSeed = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
-const isBool = (v: unknown): v is boolean => typeof v === "boolean";
 
 /** `/sim/reset`: the runtime's scene request. */
 export const SIM_RESET: TopicContract<SimResetRequest> = {
@@ -67,9 +31,9 @@ export const SIM_RESET: TopicContract<SimResetRequest> = {
   decode(cdr) {
     const o = parseObject("/sim/reset", cdr);
     return {
-      id: field("/sim/reset", o, "id", isId, "a non-empty string"),
-      task: field("/sim/reset", o, "task", isId, "a task id"),
-      seed: field("/sim/reset", o, "seed", isSeed, "an integer >= 0"),
+      id: field("/sim/reset", o, "id", is.id, "a non-empty string"),
+      task: field("/sim/reset", o, "task", is.id, "a task id"),
+      seed: field("/sim/reset", o, "seed", is.count, "an integer >= 0"),
     };
   },
 };
@@ -83,10 +47,10 @@ export const SIM_RESET_DONE: TopicContract<SimResetReply> = {
   decode(cdr) {
     const t = "/sim/reset_done", o = parseObject(t, cdr);
     const reply: SimResetReply = {
-      id: field(t, o, "id", isId, "a non-empty string"),
-      task: field(t, o, "task", (v): v is string => typeof v === "string", "a string"),
-      seed: field(t, o, "seed", (v): v is number => Number.isSafeInteger(v), "an integer"),
-      ok: field(t, o, "ok", isBool, "true or false"),
+      id: field(t, o, "id", is.id, "a non-empty string"),
+      task: field(t, o, "task", is.string, "a string"),
+      seed: field(t, o, "seed", is.int, "an integer"),
+      ok: field(t, o, "ok", is.bool, "true or false"),
     };
     if (typeof o.error === "string") reply.error = o.error;
     return reply;

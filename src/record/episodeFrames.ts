@@ -6,6 +6,7 @@
  */
 import { join, resolve } from "node:path";
 import { decode } from "../msgs/codec.js";
+import { SIM_EPISODE, SIM_SUBTASK, episodeInstruction } from "../msgs/simTopics.js";
 import type { RobotProfile } from "../robot/types.js";
 import { recordedCameraTopic } from "./cameraRecording.js";
 import { readEpisodeIndex } from "./episodeIndex.js";
@@ -95,15 +96,17 @@ export async function readEpisodeFrames(mcapPath: string, profile: RobotProfile,
     const timeNs = start + BigInt(tick + 1) * periodNs;
     const frameCams = new Map<string, CameraMessage>();
     for (const [name, topic] of cameras) { const f = latest.get(topic); if (f) frameCams.set(name, f); }
-    const sub = latest.get("/sim/subtask");
-    subtaskAt.push(sub ? decode("std_msgs/msg/String", sub.cdr).data : null);
+    const sub = latest.get(SIM_SUBTASK.topic);
+    subtaskAt.push(sub ? SIM_SUBTASK.decode(sub.cdr) : null);
     await onFrame({ index: subtaskAt.length - 1, timeNs, state, action: actionAt(latest, profile, timeNs, periodNs) ?? state, cameras: frameCams });
   };
   try {
     for await (const msg of source.messages()) {
       while (msg.logTimeNs > start + BigInt(tick + 1) * periodNs) { await sample(); tick++; }
       if (msg.topic === ANNOTATIONS_TOPIC) annotations.push(JSON.parse(decode("std_msgs/msg/String", msg.cdr).data) as EpisodeAnnotation);
-      else if (msg.topic === "/sim/episode" && instruction === null) instruction = (JSON.parse(decode("std_msgs/msg/String", msg.cdr).data) as { instruction?: string }).instruction ?? null;
+      else if (msg.topic === SIM_EPISODE.topic && instruction === null) {
+        instruction = episodeInstruction(SIM_EPISODE.decode(msg.cdr));
+      }
       latest.set(msg.topic, { type: msg.type, cdr: msg.cdr, logTimeNs: msg.logTimeNs });
     }
     await sample();

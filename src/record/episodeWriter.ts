@@ -9,9 +9,12 @@ import { rmSync } from "node:fs";
 import { RELIABLE_QOS, SENSOR_QOS, type Bus, type Qos } from "../bus/types.js";
 import type { LocalBus } from "../bus/local.js";
 import { encode } from "../msgs/codec.js";
+import { ENGRAM_EVENTS } from "../msgs/events.js";
+import { SIM_CHECKPOINTS, SIM_EPISODE, SIM_SUBTASK, SIM_SUBTASK_END } from "../msgs/simTopics.js";
+import type { TopicContract } from "../msgs/topicContract.js";
 import type { RosType } from "../msgs/types.js";
 import type { LoadedRobot } from "../robot/loadRobotProfile.js";
-import { EVENTS_QOS, EVENTS_TOPIC, SIM_SENSOR_QOS } from "../msgs/qos.js";
+import { SIM_SENSOR_QOS } from "../msgs/qos.js";
 import { BusRecorder, type RecordedTopicSpec } from "./busRecorder.js";
 import { FULL_CAMERA_RECORDING, type CameraRecording } from "./cameraRecording.js";
 import type { ChunkCompression } from "./chunkCompression.js";
@@ -110,7 +113,6 @@ export function episodeTopics(
   const p = robot.profile;
   const cameras = opts.cameras ?? true;
   const cameraQos = cameraPublisherQos(opts.sensors);
-  const latched = (depth: number): Qos => ({ ...RELIABLE_QOS, durability: "transient_local", depth });
   const out: RecordedTopicSpec[] = [
     { topic: p.joint_state.topic, type: "sensor_msgs/msg/JointState", qos: RELIABLE_QOS },
     ...(cameras ? p.cameras.flatMap((c) => [
@@ -119,15 +121,17 @@ export function episodeTopics(
     ]) : []),
     ...commands.map((c) => ({ topic: c.topic, type: c.type, qos: RELIABLE_QOS })),
     { topic: p.teleop.leader_topic, type: "sensor_msgs/msg/JointState", qos: RELIABLE_QOS },
-    { topic: EVENTS_TOPIC, type: "std_msgs/msg/String", qos: EVENTS_QOS },
+    recorded(ENGRAM_EVENTS),
     { topic: ANNOTATIONS_TOPIC, type: "std_msgs/msg/String", qos: ANNOTATIONS_QOS },
-    { topic: "/sim/subtask_end", type: "std_msgs/msg/Bool", qos: RELIABLE_QOS },
-    { topic: "/sim/subtask", type: "std_msgs/msg/String", qos: latched(1) },
-    { topic: "/sim/checkpoints", type: "std_msgs/msg/String", qos: latched(20) },
-    { topic: "/sim/episode", type: "std_msgs/msg/String", qos: latched(1) },
+    ...[SIM_SUBTASK_END, SIM_SUBTASK, SIM_CHECKPOINTS, SIM_EPISODE].map(recorded),
   ];
   const seen = new Set<string>();
   return out.filter((t) => !seen.has(t.topic) && seen.add(t.topic));
+}
+
+/** A contract's topic as the recorder subscribes to it: with the QoS its publisher offers. */
+function recorded(c: Pick<TopicContract<unknown>, "topic" | "type" | "qos">): RecordedTopicSpec {
+  return { topic: c.topic, type: c.type, qos: c.qos };
 }
 
 function imageTypeOf(c: { encoding: string }): RosType {

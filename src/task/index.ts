@@ -1,14 +1,13 @@
 /**
- * Task layer public surface: the ids of every task Engram knows, below config/ and sim/ so a run
- * config's `task:` field and the sim's task registry (src/sim/tasks/index.ts, keyed by these ids)
- * share one list. Adding a task: its id here, its file and one registry entry in src/sim/tasks/.
+ * Task layer public surface: what a task is (id, memory class, instruction, subtasks, checkpoint
+ * labels, step limit), below config/, trial/, record/ and sim/ so all of them read one spec. The
+ * sim twin's scenes, success checks and experts live in src/sim/tasks/ and take their spec from
+ * here. Adding a task: its id in ids.ts, its spec file and entry in registry.ts, its sim file.
  */
-
-/** Task ids in registry order: the first five RMBench tasks added, then the other four (DESIGN.md §5). */
-export const TASK_IDS = [
-  "put-back-block", "rearrange-blocks", "swap-blocks", "cover-blocks", "press-button",
-  "observe-and-pick-up", "swap-t", "battery-try", "blocks-ranking-try",
-] as const;
-
-/** One task id. */
-export type TaskId = (typeof TASK_IDS)[number];
+export { TASK_IDS, type TaskId } from "./ids.js";
+export {
+  stepLimit, type CheckpointLabel, type CheckpointSpec, type TaskMemoryClass, type TaskRobot, type TaskSpec,
+} from "./types.js";
+export { getTaskSpec, isTaskId, listTaskSpecs, nominalTexts, type TaskTexts } from "./registry.js";
+export { mulberry32, type Rng } from "./rng.js";
+export { knownTaskRobots, taskRobotOf } from "./taskRobot.js";

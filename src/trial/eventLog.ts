@@ -1,20 +1,10 @@
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
-import { publisher } from "../bus/rx.js";
 import type { Bus } from "../bus/types.js";
 import { Secrets } from "../config/secrets.js";
-import { codecFor } from "../msgs/codec.js";
-import { EVENTS_QOS, EVENTS_TOPIC } from "../msgs/qos.js";
+import { ENGRAM_EVENTS, eventLine, type EngramEvent } from "../msgs/events.js";
 
-/** The events topic and its QoS are a topic contract (src/msgs/qos.ts). */
-export { EVENTS_QOS, EVENTS_TOPIC };
-
-/**
- * One event (DESIGN.md §3): `event` names it (episode_start, episode_end, subtask_start,
- * subtask_end, planner_call, memory, checkpoint, safety_intervention, safety_hold, hold_released,
- * fault...), the rest are its fields. `stamp_ns` and `episode` are added by the log.
- */
-export type EngramEvent = { event: string } & Record<string, unknown>;
+export type { EngramEvent } from "../msgs/events.js";
 
 /**
  * Writes every event to `events.jsonl` (synchronously, so a crash loses nothing already emitted)
@@ -24,7 +14,7 @@ export type EngramEvent = { event: string } & Record<string, unknown>;
  * the recording and the listeners all get the same safe event.
  */
 export class EventLog {
-  private readonly publish: ((msg: { data: string }) => void) | null;
+  private readonly publish: ((cdr: Uint8Array) => void) | null;
   private readonly listeners: Array<(e: EngramEvent) => void> = [];
   episode: number | null = null;
 
@@ -46,7 +36,7 @@ export class EventLog {
     this.onWriteError = opts.onWriteError;
     if (opts.file) mkdirSync(dirname(opts.file), { recursive: true });
     this.fd = opts.file ? openSync(opts.file, "a") : null;
-    this.publish = opts.bus ? publisher(opts.bus, EVENTS_TOPIC, "std_msgs/msg/String", EVENTS_QOS, codecFor("std_msgs/msg/String")) : null;
+    this.publish = opts.bus ? opts.bus.advertise(ENGRAM_EVENTS.topic, ENGRAM_EVENTS.type, ENGRAM_EVENTS.qos) : null;
   }
 
   private readonly nowNs: () => bigint;
@@ -55,7 +45,7 @@ export class EventLog {
   emit(event: EngramEvent): void {
     const episode = this.episode === null ? {} : { episode: this.episode };
     const stamped: EngramEvent = this.secrets.forLog({ ...event, stamp_ns: this.nowNs(), ...episode });
-    const line = JSON.stringify(stamped, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
+    const line = eventLine(stamped);
     if (this.fd !== null) {
       try { writeSync(this.fd, line + "\n"); } catch (err) {
         // NOTE: a half-written line may be left; the file is closed so no later line is glued to it.
@@ -64,7 +54,7 @@ export class EventLog {
         this.onWriteError?.(new Error(`${this.file}: ${(err as Error).message}`));
       }
     }
-    this.publish?.({ data: line });
+    this.publish?.(ENGRAM_EVENTS.encode(stamped));
     for (const l of this.listeners) l(stamped);
   }
 

@@ -5,8 +5,8 @@
  * The twin counts its own steps from its one scene set-up; here each message's receive time on the
  * bus clock (the sim's /clock) is turned into the runtime episode's control step.
  */
-import { RELIABLE_QOS, type Bus } from "../bus/types.js";
-import { decode } from "../msgs/codec.js";
+import type { Bus } from "../bus/types.js";
+import { SIM_CHECKPOINTS, SIM_SUBTASK_END } from "../msgs/simTopics.js";
 import type { EpisodeRecord } from "./summary.js";
 
 type Reached = EpisodeRecord["checkpoints"][number];
@@ -20,15 +20,18 @@ export class GroundTruthFeed {
   private readonly unsubscribes: Array<() => void>;
 
   constructor(bus: Bus, private readonly periodNs: bigint) {
-    // Volatile subscriptions: the twin's latched history belongs to earlier episodes.
+    // Volatile subscriptions: the twin's latched history belongs to earlier episodes. Both queues
+    // keep 20, so a burst of ends and checkpoints on one step waits for the feed undropped.
+    const live = { durability: "volatile", depth: 20 } as const;
+    const checkpoints = SIM_CHECKPOINTS, ends = SIM_SUBTASK_END;
     this.unsubscribes = [
-      bus.subscribe("/sim/checkpoints", "std_msgs/msg/String", { ...RELIABLE_QOS, depth: 20 }, (cdr, receivedNs) => {
+      bus.subscribe(checkpoints.topic, checkpoints.type, { ...checkpoints.qos, ...live }, (cdr, receivedNs) => {
         if (!this.active) return;
-        const c = JSON.parse(decode("std_msgs/msg/String", cdr).data) as { id: string; label: Reached["label"] };
+        const c = checkpoints.decode(cdr);
         if (!this.reached.some((r) => r.id === c.id)) this.reached.push({ id: c.id, label: c.label, step: this.stepAt(receivedNs) });
       }),
-      bus.subscribe("/sim/subtask_end", "std_msgs/msg/Bool", { ...RELIABLE_QOS, depth: 20 }, (cdr, receivedNs) => {
-        if (this.active && decode("std_msgs/msg/Bool", cdr).data) this.ends.push(this.stepAt(receivedNs));
+      bus.subscribe(ends.topic, ends.type, { ...ends.qos, ...live }, (cdr, receivedNs) => {
+        if (this.active && ends.decode(cdr)) this.ends.push(this.stepAt(receivedNs));
       }),
     ];
   }

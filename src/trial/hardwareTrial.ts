@@ -13,8 +13,7 @@ import type { StopLatch } from "../control/index.js";
 import { describeProblems, readJointState } from "../observe/checkJointState.js";
 import type { EpisodeRecordingOptions } from "../record/episodeWriter.js";
 import type { LoadedRobot } from "../robot/loadRobotProfile.js";
-import { getTask } from "../sim/tasks/index.js";
-import { stepLimit } from "../sim/tasks/types.js";
+import { getTaskSpec, stepLimit } from "../task/index.js";
 import { BusRig } from "./busRig.js";
 import type { TrialJudge } from "./operator.js";
 import type { ProgressBar } from "./progress.js";
@@ -61,7 +60,7 @@ export interface HardwareTrialOptions {
 /** Runs the trial and returns its summary (also written to `<outDir>/summary.json`). Throws when the robot's topics never arrive. */
 export async function runHardwareTrial(o: HardwareTrialOptions): Promise<RunSummary> {
   const cfg = o.run.config;
-  const task = getTask(o.task);
+  const task = getTaskSpec(o.task);
   const controlHz = controlHzOf(cfg, o.robot.profile);
   const rig = new BusRig({
     bus: o.bus, robot: o.robot, judge: o.judge, twin: cfg.sim.enabled, instruction: o.instruction, subtasks: o.subtasks,

@@ -11,8 +11,7 @@ import { canonicalInstruction } from "../policy/mem0/tokenizer.js";
 import { readBundleFit } from "../policy/registry.js";
 import { policyFitIssues } from "../robot/policyFit.js";
 import type { RobotProfile } from "../robot/types.js";
-import { getTask, taskRobotOf, type TaskDefinition, type TaskScene } from "../sim/tasks/index.js";
-import { nominalTask } from "./trialParts.js";
+import { getTaskSpec, nominalTexts, taskRobotOf, type TaskRobot, type TaskSpec } from "../task/index.js";
 
 /** What a run is about to start. */
 export interface PreflightInput {
@@ -39,7 +38,7 @@ export async function preflightIssues(o: PreflightInput): Promise<ConfigIssue[]>
       + `found ${o.policyPath} with ${misfit.length} mismatch(es) (listed under its policy.yaml)`);
     return [at, ...misfit];
   }
-  const task = getTask(o.task);
+  const task = getTaskSpec(o.task);
   const robotId = taskRobotOrNull(o.robot);
   if (robotId === null) return [];
   if (!task.robots.includes(robotId)) {
@@ -51,7 +50,7 @@ export async function preflightIssues(o: PreflightInput): Promise<ConfigIssue[]>
   // A remote policy's vocabulary lives on its server, which checks each instruction itself.
   if (readManifestKind(file) === "remote") return [];
   const { manifest, source } = loadPolicyManifest(file);
-  const nominal = await nominalTask(task.id, o.robot, o.seed);
+  const nominal = nominalTexts(task, o.seed);
   const planner = o.run.config.policy.planner.kind;
   const texts = textsToTokenize(task, planner, o.instruction ?? nominal.instruction, nominal.subtasks);
   const missing = texts.filter((t) => !inVocabulary(t.text, manifest));
@@ -70,7 +69,7 @@ export async function preflightIssues(o: PreflightInput): Promise<ConfigIssue[]>
  * oracle); an OpenAI-compatible planner's answers are only known at run time.
  */
 export function textsToTokenize(
-  task: TaskDefinition<TaskScene>, planner: string, instruction: string, subtasks: string[],
+  task: TaskSpec, planner: string, instruction: string, subtasks: string[],
 ): TaskText[] {
   if (task.tmc === "M1" || planner === "none") return [{ text: instruction, role: "instruction" }];
   if (planner === "scripted" || planner === "oracle") return subtasks.map((text) => ({ text, role: "subtask" }));
@@ -90,6 +89,6 @@ function unknownWords(text: string, m: PolicyManifest): string {
   return unknown.length > 0 ? `; words in no entry: ${unknown.join(", ")}` : "";
 }
 
-function taskRobotOrNull(profile: RobotProfile): ReturnType<typeof taskRobotOf> | null {
+function taskRobotOrNull(profile: RobotProfile): TaskRobot | null {
   try { return taskRobotOf(profile); } catch { return null; }
 }

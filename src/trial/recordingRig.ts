@@ -8,6 +8,7 @@
  */
 import { ReplayBus } from "../bus/replay.js";
 import { decode } from "../msgs/codec.js";
+import { SIM_EPISODE, episodeInstruction } from "../msgs/simTopics.js";
 import { recordedCameraTopic } from "../record/cameraRecording.js";
 import {
   ANNOTATIONS_TOPIC, identityOf, readMcapMetadata, type EpisodeAnnotation, type EpisodeIdentity,
@@ -129,9 +130,7 @@ async function readFacts(path: string, identity: EpisodeIdentity): Promise<Recor
       if (m.logTimeNs > lastNs) lastNs = m.logTimeNs;
       const json = (): unknown => JSON.parse(decode("std_msgs/msg/String", m.cdr).data);
       if (m.topic === ANNOTATIONS_TOPIC) annotations.push(json() as EpisodeAnnotation);
-      if (m.topic === "/sim/episode" && !instruction) {
-        instruction = (json() as { instruction?: string }).instruction ?? "";
-      }
+      if (m.topic === SIM_EPISODE.topic && !instruction) instruction = episodeInstruction(SIM_EPISODE.decode(m.cdr)) ?? "";
     }
     return { identity, annotations, instruction, topics, lastNs };
   } finally {

@@ -4,8 +4,8 @@
  * check as the verdict.
  */
 import { randomUUID } from "node:crypto";
-import { RELIABLE_QOS, type Bus } from "../bus/types.js";
-import { codecFor } from "../msgs/codec.js";
+import type { Bus } from "../bus/types.js";
+import { SIM_EPISODE, type SimEpisodeMsg } from "../msgs/simTopics.js";
 import { SIM_RESET, SIM_RESET_DONE, type SimResetReply } from "../msgs/simReset.js";
 import type { EpisodeScene, OperatorOutcome, TrialJudge } from "./operator.js";
 
@@ -44,20 +44,18 @@ export class SimJudge implements TrialJudge {
     const o = typeof options === "function" ? { write: options } : options;
     this.write = o.write ?? ((l) => process.stderr.write(l + "\n"));
     this.resetTimeoutMs = o.resetTimeoutMs ?? 15_000;
-    const codec = codecFor("std_msgs/msg/String");
     this.requestReset = bus.advertise(SIM_RESET.topic, SIM_RESET.type, SIM_RESET.qos);
-    const episodeQos = { ...RELIABLE_QOS, durability: "transient_local" as const, depth: 1 };
     this.offs = [
-      bus.subscribe("/sim/episode", "std_msgs/msg/String", episodeQos, (cdr) => {
+      bus.subscribe(SIM_EPISODE.topic, SIM_EPISODE.type, SIM_EPISODE.qos, (cdr) => {
         if (!this.running) return;
-        let msg: { done?: unknown; success?: unknown; task?: unknown; seed?: unknown };
-        try { msg = JSON.parse(codec.decode(cdr).data) as typeof msg; } catch (err) {
-          this.write(`[judge] /sim/episode: not a JSON std_msgs/msg/String: ${(err as Error).message}`);
+        let msg: SimEpisodeMsg;
+        try { msg = SIM_EPISODE.decode(cdr); } catch (err) {
+          this.write(`[judge] ${(err as Error).message}`);
           return;
         }
         if (this.scene && (msg.task !== this.scene.task || msg.seed !== this.scene.seed)) return;
-        if (msg.done !== true || this.simVerdict !== null) return;
-        this.simVerdict = msg.success === true ? "success" : "failure";
+        if (!msg.done || this.simVerdict !== null) return;
+        this.simVerdict = msg.success ? "success" : "failure";
       }),
       bus.subscribe(SIM_RESET_DONE.topic, SIM_RESET_DONE.type, SIM_RESET_DONE.qos, (cdr) => this.onReply(cdr)),
     ];

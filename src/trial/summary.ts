@@ -1,4 +1,5 @@
 import { percentile } from "../observe/stats.js";
+import type { CheckpointLabel } from "../task/index.js";
 
 /** Wilson score interval for a binomial proportion (95 % by default). [0, 0] ... for n = 0 it is null. */
 export function wilsonInterval(successes: number, n: number, z = 1.959963984540054): [number, number] | null {
@@ -20,9 +21,9 @@ export interface EpisodeRecord {
   steps: number;
   duration_s: number;
   /** Checkpoint id → label and the step it latched; absent when never reached. */
-  checkpoints: { id: string; label: "storage" | "update" | "compression"; step: number }[];
+  checkpoints: { id: string; label: CheckpointLabel; step: number }[];
   /** Checkpoints the task defines, so rates can be computed over the ones not reached too. */
-  checkpoints_defined: { id: string; label: "storage" | "update" | "compression" }[];
+  checkpoints_defined: { id: string; label: CheckpointLabel }[];
   /** Declared subtask-end steps and ground-truth ones (sim), for classifier scoring. */
   declared_ends: number[];
   true_ends: number[] | null;
@@ -92,7 +93,7 @@ export function summarizeRun(args: {
   const eps = args.episodes;
   const n = eps.length;
   const successes = eps.filter((e) => e.outcome === "success").length;
-  const rate = (label: "storage" | "update" | "compression"): number | null => {
+  const rate = (label: CheckpointLabel): number | null => {
     let defined = 0, reached = 0;
     for (const e of eps) {
       defined += e.checkpoints_defined.filter((c) => c.label === label).length;

@@ -3,11 +3,11 @@
  * hardware / a sim in another process in hardwareTrial.ts): the policy with its events wired, the
  * per-episode control parts, the planner, the oracle feeds and the recorded topic list.
  */
-import { RELIABLE_QOS, type Bus } from "../bus/types.js";
+import type { Bus } from "../bus/types.js";
 import type { LoadedRunConfig } from "../config/loaders.js";
 import { Secrets } from "../config/secrets.js";
 import { ActionScheduler, createOutput, SafetyFilter, StopLatch, Watchdog, watchedTopics, type OutputAdapter } from "../control/index.js";
-import { decode } from "../msgs/codec.js";
+import { SIM_SUBTASK, SIM_SUBTASK_END } from "../msgs/simTopics.js";
 import type { ImageSpec } from "../observe/preprocess.js";
 import { type OracleDetector, oracleDetector } from "../policy/mem0/endDetector.js";
 import { loadPolicy, readBundleFit } from "../policy/registry.js";
@@ -19,9 +19,6 @@ import { ScriptedPlanner } from "../policy/planner/scripted.js";
 import type { Planner } from "../policy/planner/types.js";
 import { layoutDim } from "../robot/layout.js";
 import type { LayoutSpec, RobotProfile } from "../robot/types.js";
-import { getTask, taskRobotOf } from "../sim/tasks/index.js";
-import { mulberry32 } from "../sim/tasks/rng.js";
-import { SimWorld } from "../sim/world/SimWorld.js";
 import type { EpisodeEnd } from "./episodeLoop.js";
 import type { EventLog } from "./eventLog.js";
 import type { ControlParts } from "./tick.js";
@@ -134,30 +131,15 @@ function bundleTokenEnv(policyPath: string): string[] {
 /** The sim's ground truth feeds the oracle classifier and the oracle planner when configured. */
 export function subscribeGroundTruth(bus: Bus, oracleEnds: OracleDetector | null, oraclePlanner: OraclePlanner | null): void {
   if (oracleEnds) {
-    bus.subscribe("/sim/subtask_end", "std_msgs/msg/Bool", RELIABLE_QOS, (cdr) => { if (decode("std_msgs/msg/Bool", cdr).data) oracleEnds.signalEnd(); });
+    const c = SIM_SUBTASK_END;
+    bus.subscribe(c.topic, c.type, c.qos, (cdr) => { if (c.decode(cdr)) oracleEnds.signalEnd(); });
   }
   if (oraclePlanner) {
-    bus.subscribe("/sim/subtask", "std_msgs/msg/String", { ...RELIABLE_QOS, durability: "transient_local", depth: 1 }, (cdr) => oraclePlanner.update(decode("std_msgs/msg/String", cdr).data));
+    const c = SIM_SUBTASK;
+    bus.subscribe(c.topic, c.type, c.qos, (cdr) => oraclePlanner.update(c.decode(cdr)));
   }
 }
 
-
-/**
- * A task's instruction and subtask list for `seed`, from its scene built in a throwaway physics
- * world: what a hardware trial tells the policy and the scripted planner when no instruction is
- * given. NOTE: on hardware the real scene is whatever the operator set up; pass the instruction
- * explicitly when it differs from the seed's nominal scene (e.g. other block colours).
- */
-export async function nominalTask(taskId: string, profile: RobotProfile, seed: number): Promise<{ instruction: string; subtasks: string[] }> {
-  const task = getTask(taskId);
-  const world = await SimWorld.create({ profile, physicsHz: 240 });
-  try {
-    const scene = task.createScene(world, mulberry32(seed), taskRobotOf(profile));
-    return { instruction: task.instruction(scene), subtasks: task.subtasks(scene) };
-  } finally {
-    world.dispose();
-  }
-}
 
 /**
  * Why an episode's end stops the run, or null when the run goes on: an abort stops it (error,

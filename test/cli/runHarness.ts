@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { decode } from "../../src/msgs/codec.js";
+import { ENGRAM_EVENTS } from "../../src/msgs/events.js";
 import { McapSource } from "../../src/bus/mcapReader.js";
 import { loadRobotProfile } from "../../src/robot/index.js";
 
@@ -48,9 +49,9 @@ export async function readEpisode(path: string): Promise<{ mode: string; events:
     const joints: bigint[] = [];
     let commands = 0, lastCommandPoints = -1;
     let lastNs = 0n;
-    for await (const m of src.messages({ topics: ["/engram/events", "/joint_states", COMMAND_TOPIC] })) {
+    for await (const m of src.messages({ topics: [ENGRAM_EVENTS.topic, "/joint_states", COMMAND_TOPIC] })) {
       if (m.logTimeNs > lastNs) lastNs = m.logTimeNs;
-      if (m.topic === "/engram/events") events.push(JSON.parse(decode("std_msgs/msg/String", m.cdr).data) as Ev);
+      if (m.topic === ENGRAM_EVENTS.topic) events.push(ENGRAM_EVENTS.decode(m.cdr) as Ev);
       else if (m.topic === "/joint_states") joints.push(m.logTimeNs);
       else { commands++; lastCommandPoints = decode("trajectory_msgs/msg/JointTrajectory", m.cdr).points.length; }
     }

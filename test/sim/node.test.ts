@@ -5,14 +5,22 @@ import { LocalBus } from "../../src/bus/local.js";
 import type { Qos } from "../../src/bus/types.js";
 import { decode } from "../../src/msgs/codec.js";
 import { nsFromTime, type KnownRosType } from "../../src/msgs/types.js";
+import { SIM_CHECKPOINTS, SIM_EPISODE, SIM_SUBTASK, SIM_SUBTASK_END } from "../../src/msgs/simTopics.js";
+import type { TopicContract } from "../../src/msgs/topicContract.js";
 import { loadRobotProfile } from "../../src/robot/index.js";
 import { SimNode } from "../../src/sim/node/SimNode.js";
 import { getTask } from "../../src/sim/tasks/index.js";
 
 const SUB_QOS: Qos = { reliability: "reliable", durability: "volatile", history: "keep_all", depth: 1 };
-const LATCHED_QOS: Qos = { reliability: "reliable", durability: "transient_local", history: "keep_all", depth: 1 };
 
 interface Received { stampNs: bigint; msg: Record<string, unknown> }
+
+/** Every message on a contract's topic, decoded by it (keep_all, so none is dropped). */
+function collectTopic<T>(bus: LocalBus, c: TopicContract<T>): T[] {
+  const out: T[] = [];
+  bus.subscribe(c.topic, c.type, { ...c.qos, history: "keep_all" }, (cdr) => out.push(c.decode(cdr)));
+  return out;
+}
 
 function collect(bus: LocalBus, topic: string, type: KnownRosType, qos = SUB_QOS): Received[] {
   const out: Received[] = [];
@@ -94,22 +102,23 @@ test("X-One twin publishes every profile topic with its type, frame id and rate;
 test("ground truth: /sim/episode latched at reset, /sim/subtask_end true on the step the expert ends a subtask", async () => {
   const robot = loadRobotProfile("robots/x-one.yaml");
   const bus = new LocalBus({ clock: new SimClock(0n) });
-  const ends = collect(bus, "/sim/subtask_end", "std_msgs/msg/Bool");
-  const subtask = collect(bus, "/sim/subtask", "std_msgs/msg/String", LATCHED_QOS);
-  const checkpoints = collect(bus, "/sim/checkpoints", "std_msgs/msg/String", LATCHED_QOS);
+  const ends = collectTopic(bus, SIM_SUBTASK_END);
+  const subtask = collectTopic(bus, SIM_SUBTASK);
+  const checkpoints = collectTopic(bus, SIM_CHECKPOINTS);
   const node = await SimNode.create({ bus, robot, cameras: false });
   const task = getTask("put-back-block");
   node.reset({ task, seed: 100, expert: true });
-  const episode = collect(bus, "/sim/episode", "std_msgs/msg/String", LATCHED_QOS);
+  const episode = collectTopic(bus, SIM_EPISODE);
   await node.runEpisode(60);
   await new Promise((r) => setImmediate(r));
   assert.equal(ends.length, 60, "one /sim/subtask_end per control step");
-  const trueAt = ends.flatMap((e, i) => (e.msg.data ? [i] : []));
+  const trueAt = ends.flatMap((ended, i) => (ended ? [i] : []));
   assert.deepEqual(trueAt, node.episode!.ends().map((e) => e.step), "true exactly on the expert's subtask-end steps");
   assert.equal(trueAt.length, 1, `first subtask should end within 60 steps, ends at ${trueAt}`);
-  assert.deepEqual(subtask.map((s) => s.msg.data), task.subtasks(node.episode!.scene).slice(0, 2));
-  assert.ok(checkpoints.length >= 1 && JSON.parse(String(checkpoints[0]!.msg.data)).label === "storage");
-  const ep = JSON.parse(String(episode[0]!.msg.data));
+  assert.deepEqual(subtask, task.subtasks(node.episode!.scene).slice(0, 2));
+  assert.ok(checkpoints.length >= 1 && checkpoints[0]!.label === "storage");
+  assert.deepEqual([checkpoints[0]!.task, checkpoints[0]!.seed], ["put-back-block", 100]);
+  const ep = episode[0]!;
   assert.equal(ep.task, "put-back-block");
   assert.equal(ep.seed, 100);
   assert.equal(ep.done, false);

@@ -5,6 +5,7 @@ import { LocalBus } from "../../src/bus/local.js";
 import { RELIABLE_QOS } from "../../src/bus/types.js";
 import { decode, encode } from "../../src/msgs/codec.js";
 import type { JointTrajectory } from "../../src/msgs/types.js";
+import { SIM_LOG } from "../../src/msgs/simTopics.js";
 import { loadRobotProfile } from "../../src/robot/index.js";
 import { TrajectoryFollower, validateJointTargets, validateTrajectory } from "../../src/sim/node/commands.js";
 import { SimNode } from "../../src/sim/node/SimNode.js";
@@ -80,7 +81,7 @@ async function xOneNode() {
   const node = await SimNode.create({ bus, robot: xOne, cameras: false, log: (l) => logs.push(l) });
   node.reset();
   const simLog: string[] = [];
-  bus.subscribe("/sim/log", "std_msgs/msg/String", RELIABLE_QOS, (cdr) => simLog.push(decode("std_msgs/msg/String", cdr).data));
+  bus.subscribe(SIM_LOG.topic, SIM_LOG.type, SIM_LOG.qos, (cdr) => simLog.push(SIM_LOG.decode(cdr)));
   return { bus, node, logs, simLog, cmd: bus.advertise(xOne.profile.command.joint_topic, "trajectory_msgs/msg/JointTrajectory", RELIABLE_QOS) };
 }
 

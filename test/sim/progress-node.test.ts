@@ -8,8 +8,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { SimClock } from "../../src/bus/clock.js";
 import { LocalBus } from "../../src/bus/local.js";
-import { RELIABLE_QOS, type Qos } from "../../src/bus/types.js";
-import { decode, encode } from "../../src/msgs/codec.js";
+import { RELIABLE_QOS } from "../../src/bus/types.js";
+import { encode } from "../../src/msgs/codec.js";
+import { SIM_EPISODE, SIM_SUBTASK, SIM_SUBTASK_END, type SimEpisodeMsg } from "../../src/msgs/simTopics.js";
+import type { TopicContract } from "../../src/msgs/topicContract.js";
 import { loadRobotProfile } from "../../src/robot/index.js";
 import { SimNode } from "../../src/sim/node/SimNode.js";
 import { getTask } from "../../src/sim/tasks/index.js";
@@ -17,16 +19,17 @@ import { TABLE_Z, dist, topDownQuat } from "../../src/sim/tasks/geometry.js";
 import type { PutBackBlockScene } from "../../src/sim/tasks/put-back-block.js";
 import type { Vec3 } from "../../src/sim/world/types.js";
 
-const LATCHED_QOS: Qos = { reliability: "reliable", durability: "transient_local", history: "keep_all", depth: 1 };
 const REST = TABLE_Z + 0.022 + 0.001;
 
 test("without the expert, /sim/subtask_end and /sim/subtask advance from ground-truth progress (block teleported, button pressed by the arm)", async () => {
   const robot = loadRobotProfile("robots/x-one.yaml");
   const bus = new LocalBus({ clock: new SimClock(0n) });
-  const endFlags: boolean[] = [], subtasks: string[] = [], episodes: Record<string, unknown>[] = [];
-  bus.subscribe("/sim/subtask_end", "std_msgs/msg/Bool", { ...RELIABLE_QOS, history: "keep_all" }, (cdr) => endFlags.push(decode("std_msgs/msg/Bool", cdr).data));
-  bus.subscribe("/sim/subtask", "std_msgs/msg/String", LATCHED_QOS, (cdr) => subtasks.push(decode("std_msgs/msg/String", cdr).data));
-  bus.subscribe("/sim/episode", "std_msgs/msg/String", LATCHED_QOS, (cdr) => episodes.push(JSON.parse(decode("std_msgs/msg/String", cdr).data)));
+  const endFlags: boolean[] = [], subtasks: string[] = [], episodes: SimEpisodeMsg[] = [];
+  const all = <T>(c: TopicContract<T>, out: T[]) =>
+    bus.subscribe(c.topic, c.type, { ...c.qos, history: "keep_all" }, (cdr) => out.push(c.decode(cdr)));
+  all(SIM_SUBTASK_END, endFlags);
+  all(SIM_SUBTASK, subtasks);
+  all(SIM_EPISODE, episodes);
   const leader = bus.advertise(robot.profile.teleop.leader_topic, "sensor_msgs/msg/JointState", RELIABLE_QOS);
   const node = await SimNode.create({ bus, robot, cameras: false, log: () => {} });
   const task = getTask("put-back-block");

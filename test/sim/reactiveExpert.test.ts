@@ -14,7 +14,7 @@ import type { PutBackBlockScene } from "../../src/sim/tasks/put-back-block.js";
 import { runExpertEpisode, type ExpertEpisodeOptions } from "../../src/sim/expert/runExpertEpisode.js";
 import { ReactivePutBackBlockExpert } from "../../src/sim/expert/ReactivePutBackBlockExpert.js";
 import { cubeGraspYaw } from "../../src/sim/expert/reactive.js";
-import { mulberry32 } from "../../src/sim/tasks/rng.js";
+import { mulberry32 } from "../../src/task/rng.js";
 
 const profile = loadRobotProfile("robots/x-one.yaml").profile;
 const world = await SimWorld.create({ profile, physicsHz: 240 });

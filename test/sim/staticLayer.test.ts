@@ -8,7 +8,7 @@ import { boxMesh, cylinderMesh, sphereMesh } from "../../src/sim/render/meshes.j
 import { createRenderFrame, renderCamera, type RenderCamera, type RenderFrame } from "../../src/sim/render/rasterize.js";
 import { StaticLayer } from "../../src/sim/render/StaticLayer.js";
 import { SensorPublishers } from "../../src/sim/node/sensors.js";
-import { mulberry32 } from "../../src/sim/tasks/rng.js";
+import { mulberry32 } from "../../src/task/rng.js";
 import { SimWorld } from "../../src/sim/world/SimWorld.js";
 import type { Pose3, RenderMesh, Vec3 } from "../../src/sim/world/types.js";
 

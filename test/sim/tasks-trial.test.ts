@@ -12,8 +12,10 @@ import { getTask, mulberry32 } from "../../src/sim/tasks/index.js";
 import { yawQuat } from "../../src/sim/tasks/geometry.js";
 import { SHOW_S, type ObserveAndPickUpScene } from "../../src/sim/tasks/observe-and-pick-up.js";
 import type { SwapTScene } from "../../src/sim/tasks/swap-t.js";
-import { TRIAL_ORDER, type BatteryTryScene } from "../../src/sim/tasks/battery-try.js";
-import { arrangements, type BlocksRankingTryScene } from "../../src/sim/tasks/blocks-ranking-try.js";
+import type { BatteryTryScene } from "../../src/sim/tasks/battery-try.js";
+import type { BlocksRankingTryScene } from "../../src/sim/tasks/blocks-ranking-try.js";
+import { TRIAL_ORDER } from "../../src/task/battery-try.js";
+import { arrangements } from "../../src/task/blocks-ranking-try.js";
 
 const world = await SimWorld.create({ profile: loadRobotProfile("robots/x-one.yaml").profile });
 const pose = (position: Vec3, yawRad = 0) => ({ position, quaternion: yawQuat(yawRad) });

@@ -12,7 +12,8 @@ import { SimClock } from "../../src/bus/clock.js";
 import { LocalBus } from "../../src/bus/local.js";
 import { Secrets } from "../../src/config/secrets.js";
 import { decode } from "../../src/msgs/codec.js";
-import { EVENTS_QOS, EVENTS_TOPIC, EventLog, type EngramEvent } from "../../src/trial/eventLog.js";
+import { ENGRAM_EVENTS } from "../../src/msgs/events.js";
+import { EventLog, type EngramEvent } from "../../src/trial/eventLog.js";
 import { RunFiles } from "../../src/trial/runFiles.js";
 
 const KEY = "sk-event-log-0c7e5a91d2";
@@ -25,7 +26,7 @@ const read = (cdr: Uint8Array) => decode("std_msgs/msg/String", cdr).data;
 test("EventLog: a secret echoed into an event is redacted in the file, on the topic and for listeners", async () => {
   const bus = new LocalBus({ clock: new SimClock(5n) });
   const published: string[] = [];
-  bus.subscribe(EVENTS_TOPIC, "std_msgs/msg/String", EVENTS_QOS, (cdr) => published.push(read(cdr)));
+  bus.subscribe(ENGRAM_EVENTS.topic, ENGRAM_EVENTS.type, ENGRAM_EVENTS.qos, (cdr) => published.push(read(cdr)));
   const file = join(tmp, "redact", "events.jsonl");
   const log = new EventLog({ bus, file, nowNs: () => bus.clock.nowNs(), secrets: Secrets.of([KEY, TOKEN]) });
   const heard: EngramEvent[] = [];

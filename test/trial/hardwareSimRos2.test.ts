@@ -21,7 +21,7 @@ import { SimResetServer } from "../../src/sim/node/resetServer.js";
 import { getTask } from "../../src/sim/tasks/index.js";
 import { runHardwareTrial } from "../../src/trial/hardwareTrial.js";
 import { SimJudge } from "../../src/trial/operator.js";
-import { nominalTask } from "../../src/trial/trialParts.js";
+import { getTaskSpec, nominalTexts } from "../../src/task/index.js";
 import { createFakeRclnodejs, FakeGraph } from "../fakes/rclnodejs.js";
 
 /** The recording's camera channels state the reliability the twin's publishers offer on the graph. */
@@ -73,7 +73,7 @@ test("sim over ROS 2 (fake rclnodejs): each episode's scene set over the bus, th
   simBus.subscribe(robot.profile.command.joint_topic, "trajectory_msgs/msg/JointTrajectory", { ...RELIABLE_QOS, depth: 50 }, () => { commands++; });
   const out = mkdtempSync(join(tmpdir(), "engram-simros2-"));
   try {
-    const nominal = await nominalTask("put-back-block", robot.profile, 4);
+    const nominal = nominalTexts(getTaskSpec("put-back-block"), 4);
     const summary = await runHardwareTrial({
       run, robot, policyPath: "policies/test-tiny", task: "put-back-block", instruction: nominal.instruction, subtasks: nominal.subtasks,
       episodes: 2, seed: 4, outDir: out, bus: runtimeBus, judge, maxSteps: 15, topicTimeoutMs: 30_000,

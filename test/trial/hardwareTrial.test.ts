@@ -18,6 +18,7 @@ import { SimNode } from "../../src/sim/node/SimNode.js";
 import { getTask } from "../../src/sim/tasks/index.js";
 import { runHardwareTrial, waitForRobot } from "../../src/trial/hardwareTrial.js";
 import { SIM_RESET, SIM_RESET_DONE } from "../../src/msgs/simReset.js";
+import { SIM_EPISODE, type SimEpisodeMsg } from "../../src/msgs/simTopics.js";
 import { InputQueue, Operator, SimJudge, type OperatorPhase } from "../../src/trial/operator.js";
 
 const run = loadRunConfig("launch/x-one.yaml");
@@ -165,10 +166,12 @@ test("waitForRobot names the joint a robot's joint state lacks (a gripper from a
 
 test("SimJudge: the sim's /sim/episode verdict ends a running episode; latched or between-episode verdicts do not count", async () => {
   const bus = new LocalBus();
-  const pub = bus.advertise("/sim/episode", "std_msgs/msg/String", { ...RELIABLE_QOS, durability: "transient_local", depth: 1 });
-  const send = (m: object) => pub(encode("std_msgs/msg/String", { data: JSON.stringify(m) }));
+  const pub = bus.advertise(SIM_EPISODE.topic, SIM_EPISODE.type, SIM_EPISODE.qos);
+  const send = (m: SimEpisodeMsg) => pub(SIM_EPISODE.encode(m));
+  const end = (seed: number, success: boolean): SimEpisodeMsg =>
+    ({ task: "put-back-block", seed, done: true, success, steps: 40, checkpoints: [], subtask_ends: [] });
   const tick = () => new Promise((r) => setImmediate(r));
-  send({ task: "put-back-block", seed: 3, done: true, success: true });
+  send(end(3, true));
   const judge = new SimJudge(bus, () => {});
   const answer = answerResets(bus);
   try {
@@ -176,13 +179,13 @@ test("SimJudge: the sim's /sim/episode verdict ends a running episode; latched o
     assert.equal(await judge.awaitReset(0, 1, { task: "put-back-block", seed: 3 }), "start");
     judge.beginEpisode();
     assert.equal(judge.verdict, null, "the latched verdict of an earlier episode does not count");
-    send({ task: "put-back-block", seed: 3, done: false });
+    send({ task: "put-back-block", seed: 3, done: false, instruction: "", subtasks: [] });
     await tick(); await tick();
     assert.equal(judge.verdict, null);
-    send({ task: "put-back-block", seed: 2, done: true, success: true });
+    send(end(2, true));
     await tick(); await tick();
     assert.equal(judge.verdict, null, "a verdict about another scene does not count");
-    send({ task: "put-back-block", seed: 3, done: true, success: false });
+    send(end(3, false));
     await tick(); await tick();
     assert.equal(judge.verdict, "failure");
     judge.endEpisode();

@@ -5,6 +5,7 @@ import { SimClock } from "../../src/bus/clock.js";
 import { LocalBus } from "../../src/bus/local.js";
 import { RELIABLE_QOS } from "../../src/bus/types.js";
 import { codecFor } from "../../src/msgs/codec.js";
+import { SIM_SUBTASK_END } from "../../src/msgs/simTopics.js";
 import { oracleDetector } from "../../src/policy/mem0/endDetector.js";
 import { loadRunConfig } from "../../src/config/loaders.js";
 import { plannerApiKey, runSecrets, runStopReason, subscribeGroundTruth } from "../../src/trial/trialParts.js";
@@ -53,7 +54,7 @@ test("the oracle classifier's detector hears the twin's /sim/subtask_end: only a
   const bus = new LocalBus({ clock: new SimClock(0n) });
   const oracle = oracleDetector();
   subscribeGroundTruth(bus, oracle, null);
-  const publish = bus.advertise("/sim/subtask_end", "std_msgs/msg/Bool", RELIABLE_QOS);
+  const publish = bus.advertise(SIM_SUBTASK_END.topic, SIM_SUBTASK_END.type, SIM_SUBTASK_END.qos);
   const flush = () => new Promise<void>((r) => setImmediate(r));
   publish(codecFor("std_msgs/msg/Bool").encode({ data: false }));
   await flush();

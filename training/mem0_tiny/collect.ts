@@ -25,7 +25,7 @@ import type { LayoutSpec } from "../../src/robot/types.js";
 import type { ReactivePutBackBlockExpert } from "../../src/sim/expert/ReactivePutBackBlockExpert.js";
 import { reactiveExpertOf } from "../../src/sim/expert/runExpertEpisode.js";
 import type { SimNode } from "../../src/sim/node/SimNode.js";
-import { mulberry32 } from "../../src/sim/tasks/rng.js";
+import { mulberry32 } from "../../src/task/rng.js";
 import type { PutBackBlockScene } from "../../src/sim/tasks/put-back-block.js";
 import { runTrial } from "../../src/app/runTrial.js";
 import { DEFAULT_INSTRUCTIONS, wordVocabulary } from "../../src/policy/mem0/testBundle.js";
@@ -59,6 +59,8 @@ class LabelingPolicy implements Policy {
     this.episode = episode;
     await this.inner.reset(episode);
   }
+
+  resetSession(): Promise<void> { return this.inner.resetSession(); }
 
   setInstruction(text: string): void { this.inner.setInstruction(text); }
 

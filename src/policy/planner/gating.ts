@@ -7,7 +7,7 @@ import type { FinishedSubtask, PlannerContext } from "./types.js";
 /** RMBench memory complexity of a task. */
 export type MemoryComplexity = "M(1)" | "M(n)";
 
-/** A task's memory class (`tmc: M1 | Mn` in src/sim/tasks) as the runtime names it. */
+/** A task's memory class (`tmc: M1 | Mn` in its spec, src/task/) as the runtime names it. */
 export function complexityOf(tmc: "M1" | "Mn"): MemoryComplexity {
   return tmc === "M1" ? "M(1)" : "M(n)";
 }

@@ -6,7 +6,7 @@
  * which is what a learned policy needs after its own small errors. Grippers are never perturbed.
  */
 import type { SimWorldApi } from "../world/types.js";
-import { mulberry32, type Rng } from "../tasks/rng.js";
+import { mulberry32, type Rng } from "../../task/rng.js";
 import type { ExpertStep } from "./types.js";
 
 /** Correlation of the offset from one control tick to the next (about half a second at 10 Hz). */

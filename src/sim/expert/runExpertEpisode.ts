@@ -6,7 +6,7 @@ import type { RobotProfile } from "../../robot/types.js";
 import type { SimWorldApi } from "../world/types.js";
 import { CheckpointTracker, type CheckpointReached } from "../tasks/checkpoints.js";
 import { taskRobotOf } from "../tasks/index.js";
-import { mulberry32 } from "../tasks/rng.js";
+import { mulberry32 } from "../../task/rng.js";
 import { stepLimit, type TaskDefinition, type TaskScene } from "../tasks/types.js";
 import type { ReactiveExpert, SubtaskAnnotation } from "./types.js";
 

@@ -10,9 +10,13 @@
  * commands.ts, TaskEpisode.ts, resetServer.ts).
  */
 import { SimClock } from "../../bus/clock.js";
-import { RELIABLE_QOS, type Bus, type Qos } from "../../bus/types.js";
-import { decode, encode } from "../../msgs/codec.js";
+import { RELIABLE_QOS, type Bus } from "../../bus/types.js";
+import { decode } from "../../msgs/codec.js";
 import type { RosTypeMap, KnownRosType } from "../../msgs/types.js";
+import {
+  SIM_CHECKPOINTS, SIM_EPISODE, SIM_LOG, SIM_SUBTASK, SIM_SUBTASK_END, type SimCheckpointMsg, type SimEpisodeMsg,
+} from "../../msgs/simTopics.js";
+import type { TopicContract } from "../../msgs/topicContract.js";
 import type { LoadedRobot } from "../../robot/loadRobotProfile.js";
 import type { CommandSpec } from "../../robot/types.js";
 import type { TaskDefinition, TaskScene } from "../tasks/types.js";
@@ -63,8 +67,6 @@ const REALTIME_DROP_LAG_NS = 50_000_000;
 /** Longest the lock-step loop runs physics steps without yielding to timers and signals (ms). */
 const MAX_BLOCK_MS = 50;
 
-const LATCHED: Qos = { ...RELIABLE_QOS, durability: "transient_local", depth: 1 };
-
 /** The sim twin's node. Create with `SimNode.create`. */
 export class SimNode {
   readonly world: SimWorld;
@@ -75,7 +77,10 @@ export class SimNode {
   private readonly simClock: SimClock | null;
   private readonly follower: TrajectoryFollower;
   private readonly unsubscribe: (() => void)[] = [];
-  private readonly pub: Record<"subtaskEnd" | "subtask" | "checkpoints" | "episode" | "log", (cdr: Uint8Array) => void>;
+  private readonly pub: {
+    subtaskEnd: (ended: boolean) => void; subtask: (text: string) => void; checkpoints: (c: SimCheckpointMsg) => void;
+    episode: (m: SimEpisodeMsg) => void; log: (line: string) => void;
+  };
   private epochNs = 0n;
   private expertOut: { subtaskEnded?: string; subtask?: string; done: boolean } | null = null;
   private closed = false;
@@ -99,13 +104,13 @@ export class SimNode {
       ...(this.pool ? { renderPool: this.pool } : {}),
     });
     this.follower = new TrajectoryFollower(world.jointPositions());
-    const str = (topic: string, qos: Qos) => o.bus.advertise(topic, "std_msgs/msg/String", qos);
+    const pub = <T>(c: TopicContract<T>) => {
+      const send = o.bus.advertise(c.topic, c.type, c.qos);
+      return (value: T) => send(c.encode(value));
+    };
     this.pub = {
-      subtaskEnd: o.bus.advertise("/sim/subtask_end", "std_msgs/msg/Bool", RELIABLE_QOS),
-      subtask: str("/sim/subtask", LATCHED),
-      checkpoints: str("/sim/checkpoints", { ...LATCHED, depth: 20 }),
-      episode: str("/sim/episode", LATCHED),
-      log: str("/sim/log", { ...RELIABLE_QOS, depth: 50 }),
+      subtaskEnd: pub(SIM_SUBTASK_END), subtask: pub(SIM_SUBTASK), checkpoints: pub(SIM_CHECKPOINTS),
+      episode: pub(SIM_EPISODE), log: pub(SIM_LOG),
     };
     this.subscribeCommands();
     this.epochNs = o.bus.clock.nowNs();
@@ -125,7 +130,7 @@ export class SimNode {
 
   private log(line: string): void {
     (this.o.log ?? ((l: string) => console.warn(l)))(line);
-    if (!this.closed) this.pub.log(encode("std_msgs/msg/String", { data: line }));
+    if (!this.closed) this.pub.log(line);
   }
 
   private sub<K extends KnownRosType>(topic: string, type: K, handle: (msg: RosTypeMap[K]) => CommandVerdict<ValidTargets> | "handled"): void {
@@ -183,8 +188,9 @@ export class SimNode {
     this.episode = episode ? new TaskEpisode(episode.task, episode.seed, this.world, this.o.robot.profile, this.controlHz, episode.expert ?? false) : null;
     if (this.episode) {
       const e = this.episode;
-      this.pub.episode(encode("std_msgs/msg/String", { data: JSON.stringify({ task: e.task.id, seed: e.seed, instruction: e.instruction, subtasks: e.task.subtasks(e.scene), done: false }) }));
-      if (e.currentSubtask !== undefined) this.pub.subtask(encode("std_msgs/msg/String", { data: e.currentSubtask }));
+      const subtasks = e.task.subtasks(e.scene);
+      this.pub.episode({ done: false, task: e.task.id, seed: e.seed, instruction: e.instruction, subtasks });
+      if (e.currentSubtask !== undefined) this.pub.subtask(e.currentSubtask);
     }
     return this.episode;
   }
@@ -265,11 +271,14 @@ export class SimNode {
 
   private async controlTick(e: TaskEpisode): Promise<void> {
     const tick = e.tick(this.world, e.expert ? this.expertOut : null);
-    this.pub.subtaskEnd(encode("std_msgs/msg/Bool", { data: tick.subtaskEnded !== undefined }));
-    if (tick.subtaskChanged !== undefined) this.pub.subtask(encode("std_msgs/msg/String", { data: tick.subtaskChanged }));
-    for (const c of tick.checkpoints) this.pub.checkpoints(encode("std_msgs/msg/String", { data: JSON.stringify({ task: e.task.id, seed: e.seed, ...c }) }));
+    this.pub.subtaskEnd(tick.subtaskEnded !== undefined);
+    if (tick.subtaskChanged !== undefined) this.pub.subtask(tick.subtaskChanged);
+    for (const c of tick.checkpoints) this.pub.checkpoints({ task: e.task.id, seed: e.seed, ...c });
     if (tick.done) {
-      this.pub.episode(encode("std_msgs/msg/String", { data: JSON.stringify({ task: e.task.id, seed: e.seed, success: e.success, steps: e.stepCount, checkpoints: e.checkpoints(), subtask_ends: e.ends(), done: true }) }));
+      this.pub.episode({
+        done: true, task: e.task.id, seed: e.seed, success: e.success, steps: e.stepCount,
+        checkpoints: e.checkpoints(), subtask_ends: e.ends(),
+      });
     }
     await this.o.onTick?.(tick, this);
     for (const h of [...this.tickHooks]) await h(tick, this);

@@ -11,7 +11,7 @@ import type { ScriptedExpert } from "../expert/types.js";
 import { CheckpointTracker, type CheckpointReached } from "../tasks/checkpoints.js";
 import { taskRobotOf } from "../tasks/index.js";
 import { SubtaskProgress, type SubtaskEnd } from "../tasks/progress.js";
-import { mulberry32 } from "../tasks/rng.js";
+import { mulberry32 } from "../../task/rng.js";
 import { stepLimit, type TaskDefinition, type TaskScene } from "../tasks/types.js";
 import type { SimWorldApi } from "../world/types.js";
 

@@ -14,7 +14,10 @@ import { homeOps, homePose, turnOps } from "../expert/orientedOps.js";
 import { TABLE_Z, at, distXy, wrapAngle, yawOf, yawQuat } from "./geometry.js";
 import { addPatch } from "./props.js";
 import { handsClear, released } from "./progress.js";
-import type { TaskDefinition, TaskScene } from "./types.js";
+import {
+  BATTERY_TRY, TRIAL_ORDER, flippedBattery, sameCombination as same, type Combination,
+} from "../../task/battery-try.js";
+import { defineTask, type TaskDefinition, type TaskScene } from "./types.js";
 
 /** Battery body along its local x; the cap (+ terminal) at its +x end. */
 const BODY_HALF: Vec3 = [0.035, 0.014, 0.016];
@@ -26,12 +29,6 @@ const SLOT_OFFSET_M = 0.045;
 const IN_SLOT_TOL_M = 0.02;
 const LAMP_OFF: Vec3 = [90, 90, 90];
 const LAMP_ON: Vec3 = [40, 220, 70];
-
-/** Polarity of the left and right battery: 0 = cap towards +x (positive), 1 = flipped. */
-export type Combination = [number, number];
-/** The order the combinations are tried in (RMBench's). */
-export const TRIAL_ORDER: Combination[] = [[0, 0], [1, 0], [1, 1], [0, 1]];
-const SIDES = ["left", "right"] as const;
 
 /** Scene state of Battery Try. */
 export interface BatteryTryScene extends TaskScene {
@@ -71,30 +68,10 @@ function combination(world: SimWorldApi, s: BatteryTryScene): Combination {
   return [polarity(world, s.batteries[0]), polarity(world, s.batteries[1])];
 }
 
-const same = (a: Combination, b: Combination) => a[0] === b[0] && a[1] === b[1];
-
-/** The battery (0 left, 1 right) flipped to go from TRIAL_ORDER[k - 1] to TRIAL_ORDER[k]. */
-function flippedBattery(k: number): 0 | 1 {
-  return TRIAL_ORDER[k]![0] !== TRIAL_ORDER[k - 1]![0] ? 0 : 1;
-}
-
-/** The subtasks for a scene: insert both, then one flip per combination tried until the right one. */
-function subtaskTexts(correct: Combination): string[] {
-  const last = TRIAL_ORDER.findIndex((c) => same(c, correct));
-  const flips = TRIAL_ORDER.slice(1, last + 1).map((_c, j) => `flip the ${SIDES[flippedBattery(j + 1)]} battery`);
-  return ["put both batteries into the holder", ...flips];
-}
-
 /** The Battery Try task definition. */
-export const batteryTry: TaskDefinition<BatteryTryScene> = {
-  id: "battery-try",
-  tmc: "Mn",
-  robots: ["x-one"],
-  timeLimitS: 60,
-  instruction: () => "Put both batteries into the holder, then flip them one at a time, trying each polarity combination once, until the lamp turns green.",
-
+export const batteryTry = defineTask<BatteryTryScene>(BATTERY_TRY, {
   createScene(world, rng, robot) {
-    const dx = rng.int(-2, 2) / 100, dy = rng.int(-2, 2) / 100;
+    const { dx, dy, yawsRad, correct } = BATTERY_TRY.draw(rng);
     const holder: Vec3 = [0.52 + dx, dy, REST_Z];
     addPatch(world, "holder", holder[0], holder[1], 0.075, [45, 45, 50]);
     const slots: [Vec3, Vec3] = [[holder[0], dy + SLOT_OFFSET_M, REST_Z], [holder[0], dy - SLOT_OFFSET_M, REST_Z]];
@@ -109,14 +86,11 @@ export const batteryTry: TaskDefinition<BatteryTryScene> = {
       name: "lamp", body: "visual", color: LAMP_OFF, shape: { kind: "cylinder", radius: 0.022, halfHeight: 0.01 }, pose: at([holder[0] + 0.13, dy, TABLE_Z + 0.01]),
     });
     const batteries: [ObjectId, ObjectId] = [
-      addBattery(world, "left_battery", [0.38 + dx, dy + 0.2, REST_Z], rng.uniform(-0.25, 0.25)),
-      addBattery(world, "right_battery", [0.38 + dx, dy - 0.2, REST_Z], rng.uniform(-0.25, 0.25)),
+      addBattery(world, "left_battery", [0.38 + dx, dy + 0.2, REST_Z], yawsRad[0]),
+      addBattery(world, "right_battery", [0.38 + dx, dy - 0.2, REST_Z], yawsRad[1]),
     ];
-    const correct = TRIAL_ORDER[rng.int(1, 3)]!;
     return { taskId: "battery-try", robot, step: 0, batteries, slots, lamp, correct, lampOn: false, attempts: [] };
   },
-
-  subtasks: (s) => subtaskTexts(s.correct),
 
   // Trial k is done when both batteries are seated in TRIAL_ORDER[k] and the hands are clear of the holder.
   subtaskDone(world, s, index) {
@@ -137,14 +111,11 @@ export const batteryTry: TaskDefinition<BatteryTryScene> = {
 
   success: (_w, s) => s.lampOn,
 
-  checkpoints: [
-    { id: "first-attempt-failed", label: "storage", description: "a first combination was tried and the lamp stayed off (it must be stored)",
-      predicate: (_w, s) => s.attempts.length >= 1 && !same(s.attempts[0]!, s.correct) },
-    { id: "new-attempt", label: "update", description: "a second, different combination was tried",
-      predicate: (_w, s) => s.attempts.length >= 2 },
-    { id: "lamp-on-no-repeat", label: "compression", description: "the lamp lit with no combination tried twice",
-      predicate: (_w, s) => s.lampOn && new Set(s.attempts.map((c) => c.join(""))).size === s.attempts.length },
-  ],
+  predicates: {
+    "first-attempt-failed": (_w, s) => s.attempts.length >= 1 && !same(s.attempts[0]!, s.correct),
+    "new-attempt": (_w, s) => s.attempts.length >= 2,
+    "lamp-on-no-repeat": (_w, s) => s.lampOn && new Set(s.attempts.map((c) => c.join(""))).size === s.attempts.length,
+  },
 
   expert(world, s, robot) {
     const widths = gripWidths(world, robot);
@@ -179,4 +150,4 @@ export const batteryTry: TaskDefinition<BatteryTryScene> = {
     }));
     return new PlanExpert(world, plan, { controlHz: robot.control_hz });
   },
-};
+});

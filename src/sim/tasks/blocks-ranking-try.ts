@@ -15,16 +15,15 @@ import { homeOps, homePose } from "../expert/orientedOps.js";
 import { TABLE_Z, at } from "./geometry.js";
 import { BLOCK_HALF, addBlock, addButton, restsAt, updateButton, type Button } from "./props.js";
 import { handsClear, pressLetGo, released } from "./progress.js";
-import type { TaskDefinition, TaskScene } from "./types.js";
+import {
+  BLOCKS_RANKING_TRY, POSITIONS, SWAPS, arrangements, type Position,
+} from "../../task/blocks-ranking-try.js";
+import { defineTask, type TaskDefinition, type TaskScene } from "./types.js";
 
 const REST_Z = TABLE_Z + BLOCK_HALF;
 const AT_SPOT_TOL_M = 0.03;
 /** Where a block waits during a swap: its spot moved this far in +x, m. */
 const PARK_DX_M = 0.1;
-const POSITIONS = ["left", "middle", "right"] as const;
-type Position = (typeof POSITIONS)[number];
-/** RMBench's swap sequence: from any start it visits all six arrangements. */
-export const SWAPS: [Position, Position][] = [["middle", "right"], ["left", "right"], ["left", "middle"], ["middle", "right"], ["left", "right"]];
 const LAMP: Record<"off" | "right" | "wrong", Vec3> = { off: [90, 90, 90], right: [40, 220, 70], wrong: [220, 50, 40] };
 
 /** Scene state of Blocks Ranking Try. */
@@ -51,23 +50,6 @@ function vivid(hue: number): Vec3 {
   return rgb.map((c) => Math.round(c * 255)) as Vec3;
 }
 
-/** The arrangement after applying `swap` to `ranks` (ranks left to right). */
-function swapped(ranks: number[], [a, b]: [Position, Position]): number[] {
-  const out = ranks.slice(), i = POSITIONS.indexOf(a), j = POSITIONS.indexOf(b);
-  [out[i], out[j]] = [out[j]!, out[i]!];
-  return out;
-}
-
-/** Arrangements from `start` through the swap sequence until the right order: [start, after swap 1, ...]. */
-export function arrangements(start: number[]): number[][] {
-  const seq = [start];
-  for (const swap of SWAPS) {
-    if (seq[seq.length - 1]!.join("") === "012") break;
-    seq.push(swapped(seq[seq.length - 1]!, swap));
-  }
-  return seq;
-}
-
 /** The ranks on the spots left to right, or null while any spot lacks a resting, free block. */
 function arrangement(world: SimWorldApi, s: BlocksRankingTryScene): string | null {
   if (!released(world, s.blocks)) return null;
@@ -75,26 +57,11 @@ function arrangement(world: SimWorldApi, s: BlocksRankingTryScene): string | nul
   return ranks.every((r) => r >= 0) ? ranks.join("") : null;
 }
 
-/** The subtask texts: a check, then a swap and a check for each swap needed. */
-function texts(swapsNeeded: number): string[] {
-  return ["press the button", ...SWAPS.slice(0, swapsNeeded).flatMap(([a, b]) => [`swap the ${a} block and the ${b} block`, "press the button"])];
-}
-
 /** The Blocks Ranking Try task definition. */
-export const blocksRankingTry: TaskDefinition<BlocksRankingTryScene> = {
-  id: "blocks-ranking-try",
-  tmc: "Mn",
-  robots: ["x-one", "franka-droid"],
-  timeLimitS: 150,
-  instruction: () => "Find the right order of the three blocks by trial: press the button to check the order, and swap two blocks after each failed check.",
-
+export const blocksRankingTry = defineTask<BlocksRankingTryScene>(BLOCKS_RANKING_TRY, {
   createScene(world, rng, robot) {
-    const dx = rng.int(-2, 2) / 100, dy = rng.int(-2, 2) / 100;
-    // Hues on a 1/12 grid, so colour sets repeat across seeds (RMBench draws h0 uniformly).
-    const h0 = rng.int(0, 11) / 12;
+    const { dx, dy, h0, start, swapsNeeded } = BLOCKS_RANKING_TRY.draw(rng);
     const spots: Vec3[] = [0.12, 0, -0.12].map((y) => [0.5 + dx, y + dy, REST_Z]);
-    const perms = [[0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
-    const start = perms[rng.int(0, perms.length - 1)]!;
     // blocks[rank] stands on the spot where start[spot] === rank.
     const blocks = [0, 1, 2].map((rank) => {
       const spot = spots[start.indexOf(rank)]!;
@@ -105,12 +72,10 @@ export const blocksRankingTry: TaskDefinition<BlocksRankingTryScene> = {
       name: "lamp", body: "visual", color: LAMP.off, shape: { kind: "cylinder", radius: 0.02, halfHeight: 0.01 }, pose: at([0.34 + dx, 0.29 + dy, TABLE_Z + 0.01]),
     });
     return {
-      taskId: "blocks-ranking-try", robot, step: 0, blocks, spots, start, swapsNeeded: arrangements(start).length - 1,
+      taskId: "blocks-ranking-try", robot, step: 0, blocks, spots, start, swapsNeeded,
       button, lamp, checks: [],
     };
   },
-
-  subtasks: (s) => texts(s.swapsNeeded),
 
   subtaskDone(world, s, index) {
     // Even: check number index/2 counted and the hand off the button. Odd: the blocks rest in the
@@ -133,14 +98,11 @@ export const blocksRankingTry: TaskDefinition<BlocksRankingTryScene> = {
   // The last check found the right order, and the blocks still stand in it.
   success: (world, s) => s.checks[s.checks.length - 1] === "012" && arrangement(world, s) === "012",
 
-  checkpoints: [
-    { id: "first-check-failed", label: "storage", description: "the first check found a wrong order (the tried arrangement must be stored)",
-      predicate: (_w, s) => s.checks.length >= 1 && s.checks[0] !== "012" },
-    { id: "new-arrangement-checked", label: "update", description: "a second, different arrangement was checked",
-      predicate: (_w, s) => s.checks.length >= 2 && s.checks[1] !== s.checks[0] },
-    { id: "right-order-no-repeat", label: "compression", description: "the right order was confirmed with no arrangement checked twice",
-      predicate: (w, s) => blocksRankingTry.success(w, s) && new Set(s.checks).size === s.checks.length },
-  ],
+  predicates: {
+    "first-check-failed": (_w, s) => s.checks.length >= 1 && s.checks[0] !== "012",
+    "new-arrangement-checked": (_w, s) => s.checks.length >= 2 && s.checks[1] !== s.checks[0],
+    "right-order-no-repeat": (w, s): boolean => blocksRankingTry.success(w, s) && new Set(s.checks).size === s.checks.length,
+  },
 
   expert(world, s, robot) {
     const widths = gripWidths(world, robot);
@@ -165,8 +127,8 @@ export const blocksRankingTry: TaskDefinition<BlocksRankingTryScene> = {
         ];
       },
     });
-    const t = texts(s.swapsNeeded);
+    const t = this.subtasks(s);
     const plan = t.map((text, k) => (k % 2 === 0 ? press(text) : swap(text, SWAPS[(k - 1) / 2]!)));
     return new PlanExpert(world, plan, { controlHz: robot.control_hz });
   },
-};
+});

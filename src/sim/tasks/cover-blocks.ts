@@ -12,7 +12,8 @@ import { armFor, gripWidths, moveObjectOps } from "../expert/primitives.js";
 import { TABLE_Z, at, distXy } from "./geometry.js";
 import { BLOCK_HALF, COLORS, addBlock } from "./props.js";
 import { handsClear, letGo, released } from "./progress.js";
-import type { TaskDefinition, TaskScene } from "./types.js";
+import { COVER_BLOCKS } from "../../task/cover-blocks.js";
+import { defineTask, type TaskDefinition, type TaskScene } from "./types.js";
 
 const LID_HALF: Vec3 = [0.032, 0.032, 0.01];
 /** Resting centre height of a lid on top of a block. */
@@ -50,13 +51,7 @@ function uncoveredInOrder(s: CoverBlocksScene): boolean {
 }
 
 /** The Cover Blocks task definition. */
-export const coverBlocks: TaskDefinition<CoverBlocksScene> = {
-  id: "cover-blocks",
-  tmc: "Mn",
-  robots: ["x-one"],
-  timeLimitS: 80,
-  instruction: () => "Cover the three blocks with the lids from left to right, then uncover them in the order red, green, blue.",
-
+export const coverBlocks = defineTask<CoverBlocksScene>(COVER_BLOCKS, {
   createScene(world, rng, robot) {
     const dx = rng.uniform(-0.02, 0.02), dy = rng.uniform(-0.02, 0.02);
     const colours = rng.shuffle(ORDER);
@@ -69,11 +64,6 @@ export const coverBlocks: TaskDefinition<CoverBlocksScene> = {
     }));
     return { taskId: "cover-blocks", robot, step: 0, blocks, lids, lidSpots, covered: [false, false, false], allCoveredStep: null, uncoverOrder: [] };
   },
-
-  subtasks: () => [
-    "cover the left block with a lid", "cover the middle block with a lid", "cover the right block with a lid",
-    "uncover the red block", "uncover the green block", "uncover the blue block",
-  ],
 
   subtaskDone(world, s, index) {
     if (index < 3) {
@@ -105,14 +95,11 @@ export const coverBlocks: TaskDefinition<CoverBlocksScene> = {
 
   success: (_w, s) => uncoveredInOrder(s),
 
-  checkpoints: [
-    { id: "all-covered", label: "storage", description: "all three blocks are covered (their colours must be stored)",
-      predicate: (_w, s) => s.allCoveredStep !== null },
-    { id: "red-uncovered-first", label: "update", description: "after covering, the red block was the first uncovered",
-      predicate: (_w, s) => s.uncoverOrder[0] === "red" },
-    { id: "uncovered-in-order", label: "compression", description: "all blocks uncovered in the order red, green, blue",
-      predicate: (_w, s) => uncoveredInOrder(s) },
-  ],
+  predicates: {
+    "all-covered": (_w, s) => s.allCoveredStep !== null,
+    "red-uncovered-first": (_w, s) => s.uncoverOrder[0] === "red",
+    "uncovered-in-order": (_w, s) => uncoveredInOrder(s),
+  },
 
   expert(world, s, robot) {
     const widths = gripWidths(world, robot);
@@ -137,4 +124,4 @@ export const coverBlocks: TaskDefinition<CoverBlocksScene> = {
     });
     return new PlanExpert(world, [cover(0), cover(1), cover(2), ...ORDER.map(uncover)], { controlHz: robot.control_hz });
   },
-};
+});

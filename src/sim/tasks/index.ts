@@ -1,6 +1,6 @@
 /**
- * The task registry: every RMBench task of the sim twin, by id. Adding a task: its id in
- * src/task/index.ts, its file and one entry here.
+ * The task registry: every RMBench task of the sim twin, by id. Adding a task: its spec in
+ * src/task/ (see src/task/index.ts), its file here and one entry below.
  */
 import { batteryTry } from "./battery-try.js";
 import { blocksRankingTry } from "./blocks-ranking-try.js";
@@ -11,12 +11,14 @@ import { putBackBlock } from "./put-back-block.js";
 import { rearrangeBlocks } from "./rearrange-blocks.js";
 import { swapBlocks } from "./swap-blocks.js";
 import { swapT } from "./swap-t.js";
-import type { TaskDefinition, TaskRobot, TaskScene } from "./types.js";
+import type { TaskDefinition, TaskScene } from "./types.js";
 import { TASK_IDS, type TaskId } from "../../task/index.js";
+
+export { taskRobotOf } from "../../task/index.js";
 
 export type { CheckpointDef, CheckpointLabel, TaskDefinition, TaskMemoryClass, TaskRobot, TaskScene } from "./types.js";
 export { stepLimit } from "./types.js";
-export { mulberry32, type Rng } from "./rng.js";
+export { mulberry32, type Rng } from "../../task/rng.js";
 export { CheckpointTracker, type CheckpointReached } from "./checkpoints.js";
 export { SubtaskProgress, handsClear, letGo, pressLetGo, released, WITHDRAWN_Z, CLEAR_XY_M, BUTTON_WITHDRAWN_M, type ProgressSource, type SubtaskEnd } from "./progress.js";
 
@@ -38,23 +40,4 @@ export function getTask(id: string): TaskDefinition<TaskScene> {
   const task = TASKS.find((t) => t.id === id);
   if (!task) throw new Error(`unknown task "${id}" (known: ${TASKS.map((t) => t.id).join(", ")})`);
   return task;
-}
-
-/** The robot kinds some task supports (what a profile's `task_robot` may name). */
-export function knownTaskRobots(): TaskRobot[] {
-  return [...new Set(TASKS.flatMap((t) => t.robots))];
-}
-
-/**
- * The robot kind a profile declares (`task_robot`); throws naming the profile and the known kinds if
- * none. Takes the two fields it reads, so the task registry needs nothing from the robot layer.
- */
-export function taskRobotOf(profile: { name: string; task_robot?: string }): TaskRobot {
-  const robot = profile.task_robot;
-  if (robot === undefined) {
-    const known = knownTaskRobots().join(", ");
-    const why = `it declares no task_robot (kinds the tasks know: ${known})`;
-    throw new Error(`robot profile "${profile.name}" is not a task robot: ${why}`);
-  }
-  return robot;
 }

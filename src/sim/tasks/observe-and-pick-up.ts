@@ -10,7 +10,8 @@ import { PlanExpert } from "../expert/PlanExpert.js";
 import { armFor, gripWidths, pickOps } from "../expert/primitives.js";
 import { TABLE_Z, at } from "./geometry.js";
 import { BLOCK_HALF, addBlock } from "./props.js";
-import type { TaskDefinition, TaskScene } from "./types.js";
+import { OBSERVE_AND_PICK_UP } from "../../task/observe-and-pick-up.js";
+import { defineTask, type TaskDefinition, type TaskScene } from "./types.js";
 
 /** The five look-alike colours (distinct under flat shading). */
 export const OBJECT_COLOURS: Record<string, Vec3> = {
@@ -44,13 +45,7 @@ function lifted(world: SimWorldApi, s: ObserveAndPickUpScene, i: number): boolea
 }
 
 /** The Observe and Pick Up task definition. */
-export const observeAndPickUp: TaskDefinition<ObserveAndPickUpScene> = {
-  id: "observe-and-pick-up",
-  tmc: "M1",
-  robots: ["x-one", "franka-droid"],
-  timeLimitS: 25,
-  instruction: () => "Watch the object on the shelf until the screen covers it, then pick up the same object from the table and lift it.",
-
+export const observeAndPickUp = defineTask<ObserveAndPickUpScene>(OBSERVE_AND_PICK_UP, {
   createScene(world, rng, robot) {
     // Offsets on a 1 cm grid: layouts repeat across seeds, so seeds with the same view and different targets exist.
     const dx = rng.int(-2, 2) / 100, dy = rng.int(-2, 2) / 100;
@@ -67,8 +62,6 @@ export const observeAndPickUp: TaskDefinition<ObserveAndPickUpScene> = {
     });
     return { taskId: "observe-and-pick-up", robot, step: 0, objects, target, spots, shelfTop, screen: null, firstGrasped: null };
   },
-
-  subtasks: () => ["pick up the object that was shown and lift it"],
 
   subtaskDone: (world, s, index) => index === 0 && s.screen !== null && lifted(world, s, s.target),
 
@@ -90,14 +83,11 @@ export const observeAndPickUp: TaskDefinition<ObserveAndPickUpScene> = {
   // The target is lifted, and it was the first object taken (no trying the others).
   success: (world, s) => s.screen !== null && s.firstGrasped === s.target && lifted(world, s, s.target),
 
-  checkpoints: [
-    { id: "target-hidden", label: "storage", description: "the screen covers the shelf (the shown object must be stored)",
-      predicate: (_w, s) => s.screen !== null },
-    { id: "target-grasped-first", label: "update", description: "after the screen dropped, the first object grasped is the target",
-      predicate: (_w, s) => s.screen !== null && s.firstGrasped === s.target },
-    { id: "target-lifted", label: "compression", description: "the target is lifted and no other object was taken first",
-      predicate: (w, s) => s.firstGrasped === s.target && lifted(w, s, s.target) },
-  ],
+  predicates: {
+    "target-hidden": (_w, s) => s.screen !== null,
+    "target-grasped-first": (_w, s) => s.screen !== null && s.firstGrasped === s.target,
+    "target-lifted": (w, s) => s.firstGrasped === s.target && lifted(w, s, s.target),
+  },
 
   expert(world, s, robot) {
     const widths = gripWidths(world, robot);
@@ -109,4 +99,4 @@ export const observeAndPickUp: TaskDefinition<ObserveAndPickUpScene> = {
       { text, ops: (w) => [{ kind: "wait", ticks: waitTicks }, ...pickOps(w, armFor(w, s.spots[s.target]![1]), target.id, widths)] },
     ], { controlHz: robot.control_hz });
   },
-};
+});

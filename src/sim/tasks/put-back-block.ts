@@ -10,7 +10,8 @@ import { armFor, gripWidths, moveObjectOps, pressOps } from "../expert/primitive
 import { TABLE_Z, distXy } from "./geometry.js";
 import { BLOCK_HALF, COLORS, addBlock, addButton, addPatch, restsAt, updateButton, type Button } from "./props.js";
 import { letGo, pressLetGo } from "./progress.js";
-import type { TaskDefinition, TaskScene } from "./types.js";
+import { PUT_BACK_BLOCK } from "../../task/put-back-block.js";
+import { defineTask, type TaskDefinition, type TaskScene } from "./types.js";
 
 /** Block on a mat: centre within this of the mat centre, m. */
 const ON_MAT_TOL_M = 0.03;
@@ -39,13 +40,7 @@ function blockOnOriginal(world: SimWorldApi, s: PutBackBlockScene): boolean {
 }
 
 /** The Put Back Block task definition. */
-export const putBackBlock: TaskDefinition<PutBackBlockScene> = {
-  id: "put-back-block",
-  tmc: "M1",
-  robots: ["x-one", "franka-droid"],
-  timeLimitS: 40,
-  instruction: () => "Move the block to the center, press the button, then put the block back on the mat it started on.",
-
+export const putBackBlock = defineTask<PutBackBlockScene>(PUT_BACK_BLOCK, {
   createScene(world, rng, robot) {
     const dx = rng.uniform(-0.02, 0.02), dy = rng.uniform(-0.02, 0.02);
     const mats: Vec3[] = [[0.40, 0.2], [0.62, 0.2], [0.40, -0.2], [0.62, -0.2]].map(([x, y]) => [x! + dx, y! + dy, REST_Z]);
@@ -61,8 +56,6 @@ export const putBackBlock: TaskDefinition<PutBackBlockScene> = {
       leftOriginalStep: null, atCentreStep: null, pressedAfterCentreStep: null,
     };
   },
-
-  subtasks: () => ["pick up the block and place it at the center", "press the button", "put the block back on its original mat"],
 
   subtaskDone(world, s, index) {
     switch (index) {
@@ -84,14 +77,11 @@ export const putBackBlock: TaskDefinition<PutBackBlockScene> = {
 
   success: (world, s) => s.pressedAfterCentreStep !== null && blockOnOriginal(world, s),
 
-  checkpoints: [
-    { id: "block-left-original", label: "storage", description: "the block has left its original mat (its place must be stored)",
-      predicate: (_w, s) => s.leftOriginalStep !== null },
-    { id: "pressed-after-centre", label: "update", description: "the button was pressed after the block reached the centre",
-      predicate: (_w, s) => s.pressedAfterCentreStep !== null },
-    { id: "block-returned", label: "compression", description: "after the press, the block rests on its original mat",
-      predicate: (w, s) => s.pressedAfterCentreStep !== null && blockOnOriginal(w, s) },
-  ],
+  predicates: {
+    "block-left-original": (_w, s) => s.leftOriginalStep !== null,
+    "pressed-after-centre": (_w, s) => s.pressedAfterCentreStep !== null,
+    "block-returned": (w, s) => s.pressedAfterCentreStep !== null && blockOnOriginal(w, s),
+  },
 
   expert(world, s, robot) {
     const widths = gripWidths(world, robot);
@@ -108,4 +98,4 @@ export const putBackBlock: TaskDefinition<PutBackBlockScene> = {
   reactiveExpert(world, s, robot) {
     return new ReactivePutBackBlockExpert(world, s, this.subtasks(s), robot, { controlHz: robot.control_hz });
   },
-};
+});

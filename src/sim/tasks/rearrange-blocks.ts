@@ -9,7 +9,8 @@ import { armFor, gripWidths, moveObjectOps, pressOps } from "../expert/primitive
 import { TABLE_Z } from "./geometry.js";
 import { BLOCK_HALF, COLORS, addBlock, addButton, addPatch, restsAt, updateButton, type Button } from "./props.js";
 import { letGo, pressLetGo } from "./progress.js";
-import type { TaskDefinition, TaskScene } from "./types.js";
+import { REARRANGE_BLOCKS } from "../../task/rearrange-blocks.js";
+import { defineTask, type TaskDefinition, type TaskScene } from "./types.js";
 
 const ON_MAT_TOL_M = 0.03;
 const REST_Z = TABLE_Z + BLOCK_HALF;
@@ -36,14 +37,7 @@ function restored(world: SimWorldApi, s: RearrangeBlocksScene): boolean {
 }
 
 /** The Rearrange Blocks task definition. */
-export const rearrangeBlocks: TaskDefinition<RearrangeBlocksScene> = {
-  id: "rearrange-blocks",
-  tmc: "M1",
-  robots: ["x-one"],
-  timeLimitS: 70,
-  instruction: () =>
-    "Move the red block onto the red square and the green block onto the green square, press the button, then put both blocks back on the mats they started on.",
-
+export const rearrangeBlocks = defineTask<RearrangeBlocksScene>(REARRANGE_BLOCKS, {
   createScene(world, rng, robot) {
     const dx = rng.uniform(-0.02, 0.02), dy = rng.uniform(-0.02, 0.02);
     const mats: Vec3[] = [[0.47, 0.19], [0.65, 0.19], [0.47, -0.19], [0.65, -0.19]].map(([x, y]) => [x! + dx, y! + dy, REST_Z]);
@@ -60,14 +54,6 @@ export const rearrangeBlocks: TaskDefinition<RearrangeBlocksScene> = {
       inSquaresStep: null, pressedAfterSquaresStep: null,
     };
   },
-
-  subtasks: () => [
-    "move the red block onto the red square",
-    "move the green block onto the green square",
-    "press the button",
-    "put the red block back on its original mat",
-    "put the green block back on its original mat",
-  ],
 
   subtaskDone(world, s, index) {
     const placed = (id: ObjectId, at: Vec3) => rests(world, id, at) && letGo(world, id);
@@ -90,14 +76,11 @@ export const rearrangeBlocks: TaskDefinition<RearrangeBlocksScene> = {
 
   success: (world, s) => s.pressedAfterSquaresStep !== null && restored(world, s),
 
-  checkpoints: [
-    { id: "blocks-in-squares", label: "storage", description: "both blocks rest on their coloured squares (starting mats must be stored)",
-      predicate: (_w, s) => s.inSquaresStep !== null },
-    { id: "pressed-after-squares", label: "update", description: "the button was pressed after both blocks reached their squares",
-      predicate: (_w, s) => s.pressedAfterSquaresStep !== null },
-    { id: "blocks-restored", label: "compression", description: "after the press, both blocks rest on their starting mats",
-      predicate: (w, s) => s.pressedAfterSquaresStep !== null && restored(w, s) },
-  ],
+  predicates: {
+    "blocks-in-squares": (_w, s) => s.inSquaresStep !== null,
+    "pressed-after-squares": (_w, s) => s.pressedAfterSquaresStep !== null,
+    "blocks-restored": (w, s) => s.pressedAfterSquaresStep !== null && restored(w, s),
+  },
 
   expert(world, s, robot) {
     const widths = gripWidths(world, robot);
@@ -113,4 +96,4 @@ export const rearrangeBlocks: TaskDefinition<RearrangeBlocksScene> = {
       { text: t5, ops: move(s.green, s.squares.green, greenMat) },
     ], { controlHz: robot.control_hz });
   },
-};
+});

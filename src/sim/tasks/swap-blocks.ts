@@ -9,7 +9,8 @@ import { armFor, gripWidths, moveObjectOps, pressOps } from "../expert/primitive
 import { TABLE_Z } from "./geometry.js";
 import { BLOCK_HALF, COLORS, addBlock, addButton, addPatch, restsAt, updateButton, type Button } from "./props.js";
 import { letGo, pressLetGo } from "./progress.js";
-import type { TaskDefinition, TaskScene } from "./types.js";
+import { SWAP_BLOCKS } from "../../task/swap-blocks.js";
+import { defineTask, type TaskDefinition, type TaskScene } from "./types.js";
 
 const ON_TRAY_TOL_M = 0.03;
 const REST_Z = TABLE_Z + BLOCK_HALF;
@@ -43,13 +44,7 @@ function swapped(world: SimWorldApi, s: SwapBlocksScene): boolean {
 }
 
 /** The Swap Blocks task definition. */
-export const swapBlocks: TaskDefinition<SwapBlocksScene> = {
-  id: "swap-blocks",
-  tmc: "M1",
-  robots: ["x-one"],
-  timeLimitS: 60,
-  instruction: () => "Swap the positions of the red and blue blocks using the empty tray, then press the button.",
-
+export const swapBlocks = defineTask<SwapBlocksScene>(SWAP_BLOCKS, {
   createScene(world, rng, robot) {
     const dx = rng.uniform(-0.02, 0.02), dy = rng.uniform(-0.02, 0.02);
     const trays: Vec3[] = [0.18, 0, -0.18].map((y) => [0.52 + dx, y + dy, REST_Z]);
@@ -63,13 +58,6 @@ export const swapBlocks: TaskDefinition<SwapBlocksScene> = {
       redOnEmptyStep: null, blueOnRedStep: null, swappedStep: null, pressedAfterSwapStep: null,
     };
   },
-
-  subtasks: () => [
-    "move the red block to the empty tray",
-    "move the blue block to the tray where the red block was",
-    "move the red block to the tray where the blue block was",
-    "press the button",
-  ],
 
   subtaskDone(world, s, index) {
     const placed = (id: ObjectId, tray: number) => rests(world, id, s.trays[tray]!) && letGo(world, id);
@@ -93,14 +81,11 @@ export const swapBlocks: TaskDefinition<SwapBlocksScene> = {
 
   success: (world, s) => s.pressedAfterSwapStep !== null && swapped(world, s),
 
-  checkpoints: [
-    { id: "red-on-empty-tray", label: "storage", description: "the red block rests on the tray that was empty",
-      predicate: (_w, s) => s.redOnEmptyStep !== null },
-    { id: "blue-on-red-tray", label: "update", description: "the blue block rests on the red block's starting tray",
-      predicate: (_w, s) => s.blueOnRedStep !== null },
-    { id: "swapped-and-pressed", label: "compression", description: "the blocks are swapped and the button was pressed after that",
-      predicate: (w, s) => s.pressedAfterSwapStep !== null && swapped(w, s) },
-  ],
+  predicates: {
+    "red-on-empty-tray": (_w, s) => s.redOnEmptyStep !== null,
+    "blue-on-red-tray": (_w, s) => s.blueOnRedStep !== null,
+    "swapped-and-pressed": (w, s) => s.pressedAfterSwapStep !== null && swapped(w, s),
+  },
 
   expert(world, s, robot) {
     const widths = gripWidths(world, robot);
@@ -114,4 +99,4 @@ export const swapBlocks: TaskDefinition<SwapBlocksScene> = {
       { text: t4, ops: (w) => pressOps(armFor(w, s.button.capTop[1]), s.button, widths) },
     ], { controlHz: robot.control_hz });
   },
-};
+});

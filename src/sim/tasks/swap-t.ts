@@ -11,7 +11,8 @@ import { gripWidths, pickOps, placeOps } from "../expert/primitives.js";
 import { homeOps, homePose, turnOps } from "../expert/orientedOps.js";
 import { TABLE_Z, distXy, wrapAngle, yawOf, yawQuat } from "./geometry.js";
 import { armHome, handsClear, letGo, released } from "./progress.js";
-import type { TaskDefinition, TaskScene } from "./types.js";
+import { SWAP_T } from "../../task/swap-t.js";
+import { defineTask, type TaskDefinition, type TaskScene } from "./types.js";
 
 /** T-block pieces: the stem (the body's origin, where it is grasped) and the bar across its end. */
 const STEM_HALF: Vec3 = [0.016, 0.035, 0.018];
@@ -63,13 +64,7 @@ function swapped(world: SimWorldApi, s: SwapTScene): boolean {
 }
 
 /** The Swap T task definition. */
-export const swapT: TaskDefinition<SwapTScene> = {
-  id: "swap-t",
-  tmc: "M1",
-  robots: ["x-one"],
-  timeLimitS: 45,
-  instruction: () => "Swap the poses of the red and blue T-blocks, both position and orientation.",
-
+export const swapT = defineTask<SwapTScene>(SWAP_T, {
   createScene(world, rng, robot) {
     const dx = rng.int(-2, 2) / 100, dy = rng.int(-2, 2) / 100;
     const redStart = { position: [0.48 + dx, 0.1 + dy, REST_Z] as Vec3, yawRad: rng.uniform(-0.6, 0.6) };
@@ -79,12 +74,6 @@ export const swapT: TaskDefinition<SwapTScene> = {
     const home = Object.fromEntries(world.armNames.map((a) => [a, world.graspPoint(a)]));
     return { taskId: "swap-t", robot, step: 0, red, blue, redStart, blueStart, home, bothUpStep: null };
   },
-
-  subtasks: () => [
-    "pick up both T-blocks",
-    "place the red T-block at the initial pose of the blue T-block",
-    "place the blue T-block at the initial pose of the red T-block",
-  ],
 
   subtaskDone(world, s, index) {
     switch (index) {
@@ -103,14 +92,11 @@ export const swapT: TaskDefinition<SwapTScene> = {
 
   success: (world, s) => swapped(world, s),
 
-  checkpoints: [
-    { id: "both-lifted", label: "storage", description: "both T-blocks are held off the table (their starting poses must be stored)",
-      predicate: (_w, s) => s.bothUpStep !== null },
-    { id: "red-at-blue-pose", label: "update", description: "the red T-block rests at the blue one's starting pose",
-      predicate: (w, s) => s.bothUpStep !== null && restsAtPose(w, s.red, s.blueStart) },
-    { id: "swapped", label: "compression", description: "both T-blocks rest at each other's starting poses",
-      predicate: (w, s) => s.bothUpStep !== null && swapped(w, s) },
-  ],
+  predicates: {
+    "both-lifted": (_w, s) => s.bothUpStep !== null,
+    "red-at-blue-pose": (w, s) => s.bothUpStep !== null && restsAtPose(w, s.red, s.blueStart),
+    "swapped": (w, s) => s.bothUpStep !== null && swapped(w, s),
+  },
 
   expert(world, s, robot) {
     const widths = gripWidths(world, robot);
@@ -144,4 +130,4 @@ export const swapT: TaskDefinition<SwapTScene> = {
       { text: t3, ops: () => [...homeOps(world, home, "left"), ...place("right", s.blue, s.redStart)] },
     ], { controlHz: robot.control_hz });
   },
-};
+});

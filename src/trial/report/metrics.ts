@@ -2,6 +2,7 @@
  * The report's summary table: each metric's value as a person reads it ("2/2 (100 %)") and a
  * sentence on what it counts, shared by report.md and report.html. Pure.
  */
+import type { CheckpointLabel } from "../../task/index.js";
 import { matchSubtaskEnds } from "../summary.js";
 import type { ReportRun } from "./runData.js";
 
@@ -64,7 +65,7 @@ function checkpointRow(run: ReportRun): MetricRow {
   const r = run.summary.checkpoint_rates;
   const ids = (label: string) => [...new Set(run.episodes
     .flatMap((e) => e.checkpoints_defined.filter((c) => c.label === label).map((c) => c.id)))];
-  const part = (label: "storage" | "update" | "compression") => {
+  const part = (label: CheckpointLabel) => {
     const v = r[label];
     const named = ids(label).join(", ");
     return `${label} ${v === null ? "n/a" : pct(v)}${named ? ` (${named})` : ""}`;
