@@ -12,22 +12,6 @@ import ts from "typescript";
 
 const SRC = "src";
 
-/**
- * Imports the rules refuse that another branch of issue 28 removes ("tasks": task specs out of
- * sim/ for trial/; "rig": record/replayPolicy.ts becomes the one episode driver over a replay rig).
- * Each entry names a file and the layers it may still import; an entry that no longer excuses any
- * import fails the test, so it is deleted as soon as it is not needed.
- */
-const PENDING: Readonly<Record<string, { layers: string[]; why: string }>> = {
-  "src/trial/hardwareTrial.ts": { layers: ["sim"], why: "task specs move to src/task/ (tasks branch)" },
-  "src/trial/preflight.ts": { layers: ["sim"], why: "task specs move to src/task/ (tasks branch)" },
-  "src/trial/trialParts.ts": { layers: ["sim"], why: "nominalTask goes (tasks branch)" },
-};
-
-/** Files over the line limit that another branch shortens (rig branch: hardwareTrial.ts is 120 lines there). */
-const PENDING_LONG: Readonly<Record<string, string>> = {
-};
-
 /** Layers only cli/ and app/ may import (besides themselves). */
 const ORCHESTRATED = ["sim"];
 /** Layers nothing but cli/ and app/ imports. */
@@ -66,7 +50,6 @@ const EDGES: Edge[] = FILES.flatMap((file) => {
     .filter((e) => e.from !== e.to);
 });
 
-const excused = (e: Edge): boolean => PENDING[e.file]?.layers.includes(e.to) ?? false;
 
 /** Tarjan's strongly connected components of the layer graph: each one of two or more layers is a cycle. */
 function cycles(edges: Edge[]): string[][] {
@@ -142,13 +125,13 @@ function cyclePath(scc: string[], edges: Edge[]): Edge[] {
 }
 
 test("no import cycle between layer folders", () => {
-  const edges = EDGES.filter((e) => !excused(e));
+  const edges = EDGES;
   const found = cycles(edges).map((scc) => `${scc.join(", ")}: ${cyclePath(scc, edges).map(describe).join("; ")}`);
   assert.deepEqual(found, [], `layer cycles:\n${found.join("\n")}`);
 });
 
 test("sim/ is imported only by app/ and cli/", () => {
-  const bad = EDGES.filter((e) => ORCHESTRATED.includes(e.to) && !TOP.includes(e.from) && !excused(e)).map(describe);
+  const bad = EDGES.filter((e) => ORCHESTRATED.includes(e.to) && !TOP.includes(e.from)).map(describe);
   assert.deepEqual(bad, [], bad.join("\n"));
 });
 
@@ -157,20 +140,12 @@ test("nothing but cli/ and app/ imports cli/ or app/", () => {
   assert.deepEqual(bad, [], bad.join("\n"));
 });
 
-test("every pending exception still excuses an import (delete it once its branch lands)", () => {
-  const stale = Object.entries(PENDING).flatMap(([file, { layers, why }]) =>
-    layers.filter((l) => !EDGES.some((e) => e.file === file && e.to === l)).map((l) => `${file} -> ${l} (${why})`));
-  assert.deepEqual(stale, [], `no longer needed:\n${stale.join("\n")}`);
-});
-
 test(`no file in src/ over ${MAX_LINES} lines without a NOTE: in its header saying why`, () => {
   const long = FILES.map((file) => ({ file: posix(file), text: readFileSync(file, "utf8") }))
     .map(({ file, text }) => ({ file, text, lines: text.split("\n").length - (text.endsWith("\n") ? 1 : 0) }))
     .filter((f) => f.lines > MAX_LINES);
   const header = (text: string): string => /^\s*\/\*\*?[\s\S]*?\*\//.exec(text)?.[0] ?? "";
-  const bad = long.filter((f) => !header(f.text).includes("NOTE:") && !Object.hasOwn(PENDING_LONG, f.file))
+  const bad = long.filter((f) => !header(f.text).includes("NOTE:"))
     .map((f) => `${f.file}: ${f.lines} lines, no NOTE: in its header comment`);
   assert.deepEqual(bad, [], bad.join("\n"));
-  const stale = Object.keys(PENDING_LONG).filter((file) => !long.some((f) => f.file === file));
-  assert.deepEqual(stale, [], `no longer over ${MAX_LINES} lines, delete from PENDING_LONG: ${stale.join(", ")}`);
 });
