@@ -25,6 +25,7 @@ import { StopLatch } from "../control/index.js";
 import { loadRobotProfile } from "../robot/loadRobotProfile.js";
 import { preflightIssues } from "../trial/preflight.js";
 import { runSlice, sliceOf } from "../app/runSlice.js";
+import { SimWorld } from "../sim/world/SimWorld.js";
 import { parseSlice, type SliceSpec } from "../trial/slices.js";
 import { runJobs } from "./runJobs.js";
 import type { RunSummary } from "../trial/summary.js";
@@ -110,6 +111,9 @@ export async function main(args: string[]): Promise<number> {
     instruction: onRobotConfig(cfg) ? flagString(p, "instruction") || undefined : undefined,
   });
   if (preflight.length > 0) throw new ConfigError(preflight);
+  // The twin's physics engine compiles its code paths in its first steps (seconds that block the main
+  // thread): pay that before the run folder exists, so a stop during the start-up after it is seen at once.
+  if (!onRobotConfig(cfg)) (await SimWorld.create({ profile: robot.profile, physicsHz: cfg.sim.physics_hz })).dispose();
   const outDir = resolve(flagString(p, "out") ?? cfg.output ?? defaultRunDir(run.root, cfg.name));
   const json = p.flags.has("json");
   // Slices of the run (in-process sim twin only): a shard for this machine, worker processes, a worker's share.

@@ -80,9 +80,6 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
   let policy: TrialPolicy | null = null;
   try {
     const oracleEnds = oracleEndsOf(cfg);
-    // One turn of the event loop first: a stop that came while the rig started (SIGINT is handled in
-    // the poll phase) is seen before the policy's loads, which block the main thread for seconds.
-    await new Promise<void>((resolve) => setImmediate(resolve));
     const loaded = await loadTrialPolicy(cfg, profile, o.policyPath, events, oracleEnds, o.policyUrl);
     policy = loaded.policy;
     const threshold = classifierThreshold(o.policyPath, cfg.policy.classifier);

@@ -87,9 +87,6 @@ export class SimWorld implements SimWorldApi {
   /** Loads rapier and builds a world for `profile`, reset to the home pose. */
   static async create(opts: SimWorldOptions): Promise<SimWorld> {
     await initPhysics();
-    // One turn of the event loop before the blocking warm-up below: a stop (SIGINT) that came while
-    // the engine loaded is seen first, so a run stopped in its start-up exits without paying it.
-    await new Promise<void>((resolve) => setImmediate(resolve));
     const w = new SimWorld(opts.profile, opts.physicsHz ?? 240, opts.models ?? armModelsFor(opts.profile));
     w.reset();
     // NOTE: the first rapier steps compile wasm code paths lazily (seconds on a loaded machine);
