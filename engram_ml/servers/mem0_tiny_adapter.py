@@ -98,16 +98,36 @@ class Mem0TinyAdapter:
         t[0, : len(ids)] = torch.tensor(ids)
         self.tokens = t.to(self.device)
 
+    def _encode(self, images: Mapping[str, np.ndarray], state: np.ndarray, tokens: torch.Tensor):
+        """encoder over the cameras' images and the normalized state: (normalized state, image feature, text feature)."""
+        m, d = self.m, self.d
+        stack = np.stack([np.asarray(images[c], dtype=np.float32).reshape(3, d.height, d.width) for c in m["cameras"]])
+        norm = torch.from_numpy(_normalize(state, m["normalization"]["state"])).unsqueeze(0).to(self.device)
+        feat, text = self.model.encoder(torch.from_numpy(stack).unsqueeze(0).to(self.device), norm, tokens)
+        return norm, feat, text
+
+    @torch.no_grad()
+    def observe_demonstration(self, images: Mapping[str, np.ndarray], state: np.ndarray) -> None:
+        """One demonstration frame (before the first observe): a memory write, no classifier, no debounce.
+
+        As Mem0Policy.observeDemonstration: without an instruction yet (M(n) before the planner) the
+        frame is encoded with the all-pad tokens.
+        """
+        tok = self.m["tokenizer"]
+        tokens = self.tokens
+        if tokens is None:
+            tokens = torch.full((1, tok["max_length"]), tok["pad_id"], dtype=torch.int64, device=self.device)
+        _, feat, _ = self._encode(images, np.asarray(state, dtype=np.float64), tokens)
+        self.memory.write(feat.clone())
+
     @torch.no_grad()
     def observe(self, images: Mapping[str, np.ndarray], state: np.ndarray) -> Tuple[float, bool]:
         """One tick: memory write, classifier logit and whether the debounce declares a subtask end."""
         m, d = self.m, self.d
         if self.tokens is None:
             raise ValueError("observe before an instruction was set (set_instruction)")
-        stack = np.stack([np.asarray(images[c], dtype=np.float32).reshape(3, d.height, d.width) for c in m["cameras"]])
         state = np.asarray(state, dtype=np.float64)
-        norm = torch.from_numpy(_normalize(state, m["normalization"]["state"])).unsqueeze(0).to(self.device)
-        feat, text = self.model.encoder(torch.from_numpy(stack).unsqueeze(0).to(self.device), norm, self.tokens)
+        norm, feat, text = self._encode(images, state, self.tokens)
         inputs = self.memory.write(feat.clone())
         F, K = d.feature_dim, d.window
         window, wmask = torch.zeros(1, K, F, device=self.device), torch.zeros(1, K, device=self.device)

@@ -43,7 +43,7 @@ def _field(req, op, name, kind, default=None, required=True):
 class Session:
     """The ops of one connection, over the shared adapter (one client at a time drives a model)."""
 
-    OPS = ("reset", "set_instruction", "observe", "act")
+    OPS = ("reset", "set_instruction", "observe", "act", "demonstration")
 
     def __init__(self, adapter: Any) -> None:
         self.adapter = adapter
@@ -80,13 +80,29 @@ class Session:
         self.adapter.set_instruction(_field(req, "set_instruction", "text", str))
         return {"ok": True}
 
-    def _observe(self, req):
-        images = _field(req, "observe", "images", dict)
+    def _frame(self, req, op):
+        """The `images` and `state` of an observe or demonstration request, checked whole."""
+        images = _field(req, op, "images", dict)
         for cam in self.meta["cameras"]:
             if cam not in images:
-                raise ValueError(f"observe: no image for camera {cam!r} (has {sorted(map(str, images))[:8]})")
-            _finite_array(images[cam], f"observe: images.{cam}", self.image_shape)
-        state = _finite_array(req.get("state"), "observe: state", (self.meta["state_dim"],))
+                raise ValueError(f"{op}: no image for camera {cam!r} (has {sorted(map(str, images))[:8]})")
+            _finite_array(images[cam], f"{op}: images.{cam}", self.image_shape)
+        return images, _finite_array(req.get("state"), f"{op}: state", (self.meta["state_dim"],))
+
+    def _demonstration(self, req):
+        # One frame of a demonstration prompt, after reset and before the first observe: memory only.
+        if not hasattr(self.adapter, "observe_demonstration"):
+            raise FrameError("demonstration: this server's adapter has no observe_demonstration (memory-only frames)")
+        index = _field(req, "demonstration", "index", int)
+        count = _field(req, "demonstration", "count", int)
+        if not 0 <= index < count:
+            raise FrameError(f"demonstration: index {index} outside 0..{count - 1} (count {count})")
+        images, state = self._frame(req, "demonstration")
+        self.adapter.observe_demonstration(images, state)
+        return {"ok": True}
+
+    def _observe(self, req):
+        images, state = self._frame(req, "observe")
         self.end_chunk = None
         logit, ended = self.adapter.observe(images, state)
         reply = {"ok": True, "logit": float(logit), "subtask_ended": bool(ended)}

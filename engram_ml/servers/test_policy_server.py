@@ -34,6 +34,9 @@ class RecordingAdapter:
         self.calls.append(("observe",))
         return -5.0, False
 
+    def observe_demonstration(self, images, state):
+        self.calls.append(("demonstration", float(state[0])))
+
     def act(self):
         return np.zeros((2, 3), dtype=np.float32)
 
@@ -132,3 +135,33 @@ def test_the_token_check_accepts_only_the_exact_header(header, refused):
     assert (result is not None) == refused
     if refused:
         assert result[0] == 401
+
+
+def _demo(index, count, state0=0.0):
+    image = np.zeros((3, 2, 4), dtype=np.float32)
+    return {"op": "demonstration", "index": index, "count": count, "images": {"head": image},
+            "state": np.array([state0, 0, 0], dtype=np.float32)}
+
+
+def test_demonstration_frames_reach_the_adapters_memory_in_order():
+    s = session()
+    for i in range(3):
+        assert s.handle(_demo(i, 3, state0=float(i))) == {"ok": True}
+    assert s.adapter.calls == [("demonstration", 0.0), ("demonstration", 1.0), ("demonstration", 2.0)]
+
+
+def test_a_bad_demonstration_frame_is_refused_whole():
+    s = session()
+    with pytest.raises(FrameError, match=r"^demonstration: index 3 outside 0\.\.2 \(count 3\)$"):
+        s.handle(_demo(3, 3))
+    bad = _demo(0, 1)
+    bad["images"] = {}
+    with pytest.raises(ValueError, match="^demonstration: no image for camera 'head'"):
+        s.handle(bad)
+    assert s.adapter.calls == []
+
+
+def test_an_adapter_without_demonstrations_refuses_them_by_name():
+    s = Session(type("NoDemo", (), {k: getattr(RecordingAdapter, k) for k in ("metadata", "reset", "observe", "act")})())
+    with pytest.raises(FrameError, match="^demonstration: this server's adapter has no observe_demonstration"):
+        s.handle(_demo(0, 1))

@@ -19,6 +19,8 @@ export class PolicyTap implements Policy {
   chunks = 0;
   /** Ticks observed. */
   observed = 0;
+  /** Demonstration frames observed (observeDemonstration). */
+  demonstrated = 0;
   private lastStampNs = 0n;
 
   /**
@@ -43,6 +45,12 @@ export class PolicyTap implements Policy {
   resetSession(): Promise<void> { return this.inner.resetSession(); }
 
   setInstruction(text: string): void { this.inner.setInstruction(text); }
+
+  /** Passes the demonstration through (the episode's MCAP holds its frames: trial/demonstration.ts). */
+  async observeDemonstration(frames: readonly PreparedObservation[]): Promise<void> {
+    await this.inner.observeDemonstration(frames);
+    this.demonstrated += frames.length;
+  }
 
   async observe(obs: PreparedObservation): Promise<ObserveResult> {
     const r = await this.inner.observe(obs);

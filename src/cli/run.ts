@@ -17,9 +17,10 @@
  * SIGINT). A bad flag value exits 2 before anything starts. On a terminal: `r` resumes a latched
  * e-stop, `q` stops like SIGINT.
  */
+import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { ConfigError } from "../config/index.js";
-import { loadRunConfig } from "../config/loaders.js";
+import { loadRunConfig, type LoadedRunConfig } from "../config/loaders.js";
 import { readBundleFit } from "../policy/index.js";
 import { StopLatch } from "../control/index.js";
 import { loadRobotProfile } from "../robot/loadRobotProfile.js";
@@ -76,6 +77,9 @@ export const spec: CommandSpec = {
       type: "string", help: "remote policy bundles: the policy server's ws:// or wss:// URL (overrides the bundle's url)",
       emptyIsDefault: true,
     },
+    demonstration: {
+      type: "string", help: "a recorded episode MCAP shown to the policy's memory before each episode (overrides the run config's demonstration)",
+    },
     instruction: {
       type: "string", help: "robot: the instruction (default: the task's nominal one for the seed)", emptyIsDefault: true,
     },
@@ -92,7 +96,7 @@ export const spec: CommandSpec = {
 export async function main(args: string[]): Promise<number> {
   const p = parseCommand(spec, args);
   const configPath = p.positional[0]!;
-  const run = loadRunConfig(configPath);
+  const run = withDemonstrationFlag(loadRunConfig(configPath), flagString(p, "demonstration"));
   const cfg = run.config;
   const recording = recordingFlags(p);
   const policyFlag = flagString(p, "policy");
@@ -194,6 +198,14 @@ export async function main(args: string[]): Promise<number> {
     stop.dispose();
     if (exitNow !== null) process.exit(exitNow);
   }
+}
+
+/** The run config with `--demonstration FILE` as its demonstration (source mcap); the file must exist. */
+function withDemonstrationFlag(run: LoadedRunConfig, file: string | undefined): LoadedRunConfig {
+  if (file === undefined) return run;
+  const path = resolve(file);
+  if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`--demonstration: no such MCAP file ${path}`);
+  return { ...run, config: { ...run.config, demonstration: { source: "mcap", path } }, demonstrationPath: path };
 }
 
 /** The robot is outside this process (hardware over ROS 2, or `engram sim` as its own process). */

@@ -59,6 +59,8 @@ export interface LoadedRunConfig {
   robotPath: string;
   /** Absolute path of the policy bundle folder, or null. */
   bundlePath: string | null;
+  /** Absolute path of the demonstration MCAP (`demonstration.source: mcap`), or null. */
+  demonstrationPath: string | null;
   source: YamlSource;
 }
 
@@ -78,9 +80,15 @@ export function loadRunConfig(file: string): LoadedRunConfig {
     const r = missingFileIssue(source, ["bus", "file"], dir, config.bus.file, "MCAP recording");
     if (r) issues.push(r);
   }
+  const demo = config.demonstration;
+  if (demo?.source === "mcap") {
+    const d = missingFileIssue(source, ["demonstration", "path"], dir, demo.path, "demonstration MCAP");
+    if (d) issues.push(d);
+  }
   if (issues.length > 0) throw new ConfigError(issues);
   return {
     config, dir, root: dirname(dir), source,
+    demonstrationPath: demo?.source === "mcap" ? resolveRef(dir, demo.path) : null,
     robotPath: resolveRef(dir, config.robot),
     bundlePath: config.policy.bundle === null ? null : resolveRef(dir, config.policy.bundle),
   };

@@ -74,7 +74,16 @@ export function imageType(cam: CameraSpec): "sensor_msgs/msg/Image" | "sensor_ms
 }
 
 function frameOf(cam: CameraSpec, cdr: Uint8Array): CameraFrame | null {
-  if (cam.encoding === "jpeg") {
+  return cameraFrameOf(imageType(cam), cdr);
+}
+
+/**
+ * Decodes one camera message of `type` (sensor_msgs Image or CompressedImage CDR) into the frame
+ * preprocessing takes; null when it does not decode. The live sensors and recorded frames (a
+ * demonstration read from an MCAP) go through it alike.
+ */
+export function cameraFrameOf(type: ImageType, cdr: Uint8Array): CameraFrame | null {
+  if (type === "sensor_msgs/msg/CompressedImage") {
     const msg = decodeOrNull("sensor_msgs/msg/CompressedImage", cdr);
     return msg ? { kind: "compressed", msg: msg as CompressedImage } : null;
   }
@@ -82,7 +91,8 @@ function frameOf(cam: CameraSpec, cdr: Uint8Array): CameraFrame | null {
   return msg ? { kind: "raw", msg: msg as Image } : null;
 }
 
-type ImageType = "sensor_msgs/msg/Image" | "sensor_msgs/msg/CompressedImage";
+/** The two ROS types a camera frame comes in. */
+export type ImageType = "sensor_msgs/msg/Image" | "sensor_msgs/msg/CompressedImage";
 
 function decodeOrNull<K extends ImageType>(type: K, cdr: Uint8Array): RosTypeMap[K] | null {
   try { return codecFor(type).decode(cdr) as RosTypeMap[K]; } catch { return null; }

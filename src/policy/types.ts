@@ -61,6 +61,12 @@ export interface Policy {
    * one starts empty; a fresh policy already is); reset(episode) still comes before the next episode.
    */
   resetSession(): Promise<void>;
+  /**
+   * A demonstration prompt (README, "Demonstration prompts"): called after reset(), before the
+   * episode's first observe(), at most once per episode. The frames enter memory as history steps
+   * 0..n-1 (the episode's ticks follow them); no classifier decision is made and no action comes of it.
+   */
+  observeDemonstration(frames: readonly PreparedObservation[]): Promise<void>;
   /** Called on every control tick: writes memory, returns the classifier logit. */
   observe(obs: PreparedObservation): Promise<ObserveResult>;
   /** Called only when the scheduler needs a chunk. H x D, robot units, robot layout. */

@@ -26,6 +26,8 @@ export interface EpisodeFrame {
   timeNs: bigint;
   /** Measured joint state. */
   state: NamedPositions;
+  /** The joint-state message it was decoded from (sensor_msgs/msg/JointState CDR, as recorded). */
+  stateCdr: Uint8Array;
   /** The action issued after the tick: the leader command, else the running trajectory's point for the next step, else the state. */
   action: NamedPositions;
   /** Latest frame of each recorded profile camera, by camera name (absent before its first frame). */
@@ -98,7 +100,7 @@ export async function readEpisodeFrames(mcapPath: string, profile: RobotProfile,
     for (const [name, topic] of cameras) { const f = latest.get(topic); if (f) frameCams.set(name, f); }
     const sub = latest.get(SIM_SUBTASK.topic);
     subtaskAt.push(sub ? SIM_SUBTASK.decode(sub.cdr) : null);
-    await onFrame({ index: subtaskAt.length - 1, timeNs, state, action: actionAt(latest, profile, timeNs, periodNs) ?? state, cameras: frameCams });
+    await onFrame({ index: subtaskAt.length - 1, timeNs, state, stateCdr: js.cdr, action: actionAt(latest, profile, timeNs, periodNs) ?? state, cameras: frameCams });
   };
   try {
     for await (const msg of source.messages()) {

@@ -19,7 +19,9 @@ import {
 } from "../record/episodeWriter.js";
 import { getLayout } from "../robot/layout.js";
 import type { LoadedRobot } from "../robot/loadRobotProfile.js";
+import { DemonstrationPrompt, demonstrationTopics, type DemonstrationInputs, type DemonstrationSource } from "./demonstration.js";
 import { runEpisodeLoop } from "./episodeLoop.js";
+import { mcapDemonstration } from "./mcapDemonstration.js";
 import type { ProgressBar } from "./progress.js";
 import { classifierThreshold, logitsSideFile } from "./report/runData.js";
 import type { EpisodeHandle, Rig, RigTask } from "./rig.js";
@@ -57,6 +59,11 @@ export interface RunEpisodesOptions {
   signal?: AbortSignal;
   /** The run's e-stop latch, shared by its episodes (default: one from the profile's safety section). */
   stops?: StopLatch;
+  /**
+   * Builds the run's demonstration source once the policy is loaded (the twin's: app/). Default: the
+   * run config's `demonstration` when its source is mcap (`run.demonstrationPath`), else none.
+   */
+  demonstration?: (inputs: DemonstrationInputs) => Promise<DemonstrationSource>;
   /** Runs once the policy is loaded, before the first episode (a robot: wait for its topics). */
   beforeEpisodes?: (policy: TrialPolicy) => Promise<void>;
   /** A progress line, redrawn every second and at each episode's start and end. Default: none. */
@@ -89,6 +96,8 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
     const oraclePlanner = rig.groundTruthTopics && cfg.policy.planner.kind === "oracle" ? new OraclePlanner() : null;
     if (rig.groundTruthTopics) subscribeGroundTruth(bus, oracleEnds, oraclePlanner);
     const loopPolicy = o.wrapPolicy ? o.wrapPolicy(policy) : policy;
+    const demoSource = await demonstrationOf(o, { profile, layout, imageSpecs });
+    const prompt = demoSource && new DemonstrationPrompt(demoSource, bus);
     const holdOutput = createOutput(profile, layout, { controlHz });
     const holdRobot = rig.holder?.(holdOutput) ?? (() => {});
     await o.beforeEpisodes?.(policy);
@@ -107,7 +116,10 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
         if (rig.prepare && (await untilAborted(rig.prepare(task, seed, i), o.signal, false)) === false) break;
         events.episode = i;
         const recording = o.recording ?? DEFAULT_EPISODE_RECORDING;
-        const recorded = episodeTopics(o.robot, holdOutput.advertisements, { sensors: rig.sensors });
+        const recorded = [
+          ...episodeTopics(o.robot, holdOutput.advertisements, { sensors: rig.sensors }),
+          ...(prompt ? demonstrationTopics(prompt.source) : []),
+        ];
         const topics = leanCameraTopics(recorded, profile, recording.cameras);
         const rec = files.recording(i);
         const recorder = cfg.record.enabled && !o.noRecord
@@ -132,6 +144,8 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
           events.emit({
             event: "episode_start", task: task.id, seed, instruction, policy: policy.spec.name, ...episode.startFields,
           });
+          // The prompt goes in with the arm at rest, before the judges start counting.
+          await prompt?.feed(loopPolicy, events, task.id, seed, i);
           episode.begin();
           step = 0;
           progress.show("running", true);
@@ -213,6 +227,16 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
     files.close();
     await rig.close();
   }
+}
+
+/** The run's demonstration source: the caller's, else the run config's recorded MCAP, else none. */
+async function demonstrationOf(o: RunEpisodesOptions, inputs: DemonstrationInputs): Promise<DemonstrationSource | null> {
+  if (o.demonstration) return o.demonstration(inputs);
+  const demo = o.run.config.demonstration;
+  if (!demo) return null;
+  if (demo.source === "mcap") return mcapDemonstration(o.run.demonstrationPath!, inputs);
+  throw new Error(`${o.run.source.file}: demonstration.source ${demo.source} needs the twin in this process `
+    + "(bus.kind local, sim.enabled true); name a recorded episode instead (source: mcap)");
 }
 
 /** One line of episodes.jsonl: the loop's figures and the rig's score, in the file's field order. */

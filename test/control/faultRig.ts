@@ -51,6 +51,7 @@ class OnnxAddPolicy implements Policy {
   }
   async reset(_e: EpisodeInfo): Promise<void> { this.acts = 0; }
   async resetSession(): Promise<void> {}
+  async observeDemonstration(): Promise<void> {}
   /** Like a closed-vocabulary tokenizer: an instruction outside `vocabulary` (when given) throws. */
   setInstruction(t: string): void {
     if (this.vocabulary && !this.vocabulary.includes(t)) throw new Error(`instruction ${JSON.stringify(t)} is not in the closed vocabulary; known: ${this.vocabulary.join(", ")}`);

@@ -27,6 +27,7 @@ function targetPolicy(spec: PolicySpec, layoutNames: string[], patch: Record<str
     spec,
     async reset() { state = null; },
     async resetSession() { state = null; },
+    async observeDemonstration() {},
     async observe(obs) { state ??= Float64Array.from(obs.state); return { logit: -10, subtaskEnded: false }; },
     async act(): Promise<ActionChunk> {
       const row = Float64Array.from(layoutNames, (n, i) => patch[n] ?? state![i]!);
@@ -115,6 +116,7 @@ function posePolicy(spec: PolicySpec, offset: number[]): TestPolicy {
     spec,
     async reset() { state = null; },
     async resetSession() { state = null; },
+    async observeDemonstration() {},
     async observe(obs) { state ??= Float64Array.from(obs.state); return { logit: -10, subtaskEnded: false }; },
     async act(): Promise<ActionChunk> {
       const row = Float64Array.from(dims, (_d, i) => state![i]! + (offset[i] ?? 0));

@@ -34,6 +34,9 @@ class TeePolicy implements Policy {
   async reset(e: EpisodeInfo): Promise<void> { await Promise.all([this.remote.reset(e), this.local.reset(e)]); }
   async resetSession(): Promise<void> { await Promise.all([this.remote.resetSession(), this.local.resetSession()]); }
   setInstruction(text: string): void { this.remote.setInstruction(text); this.local.setInstruction(text); }
+  async observeDemonstration(frames: readonly PreparedObservation[]): Promise<void> {
+    await Promise.all([this.remote.observeDemonstration(frames), this.local.observeDemonstration(frames)]);
+  }
   async observe(obs: PreparedObservation): Promise<ObserveResult> {
     const [r, l] = await Promise.all([this.remote.observe(obs), this.local.observe(obs)]);
     this.logitGaps.push(Math.abs(r.logit - l.logit));

@@ -33,6 +33,7 @@ async function runWith(cameraFrames: "all" | "tick"): Promise<Captured> {
     get spec() { return policy.spec; },
     reset: (e) => policy.reset(e),
     resetSession: () => policy.resetSession(),
+    observeDemonstration: (frames) => policy.observeDemonstration(frames),
     observe: (obs: PreparedObservation) => {
       const h = createHash("sha256").update(String(obs.stampNs));
       for (const name of Object.keys(obs.images).sort()) h.update(name).update(bytesOf(obs.images[name]!));

@@ -24,6 +24,9 @@ export class ScriptedPolicy implements Policy {
   constructor(readonly names: string[], public nextResult: ObserveResult = { logit: -3, subtaskEnded: false }, public nextChunk?: () => Promise<ActionChunk>) {}
   async reset(): Promise<void> {}
   async resetSession(): Promise<void> {}
+  /** Demonstration frames seen, in order. */
+  demonstrated: PreparedObservation[] = [];
+  async observeDemonstration(frames: readonly PreparedObservation[]): Promise<void> { this.demonstrated.push(...frames); }
   setInstruction(text: string): void { this.instructions.push(text); }
   async observe(obs: PreparedObservation): Promise<ObserveResult> { this.observed.push(obs); return this.nextResult; }
   async act(): Promise<ActionChunk> { this.acts++; return this.nextChunk ? this.nextChunk() : this.chunkAt(0.01); }

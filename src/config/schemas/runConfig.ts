@@ -39,6 +39,16 @@ const plannerSchema = z.object({
   if (p.kind === "openai" && !p.model) addIssue(ctx, ["model"], "expected a model name when kind is \"openai\"");
 });
 
+/**
+ * A demonstration prompt fed to the policy's memory before each episode's first act (README,
+ * "Demonstration prompts"): `mcap`, a recorded episode (engram record, or a run's episodes/<n>.mcap;
+ * relative to the config's folder); `twin`, the twin's demonstration expert run on the episode's own scene.
+ */
+const demonstrationSchema = z.discriminatedUnion("source", [
+  z.object({ source: z.literal("mcap"), path: name }).strict(),
+  z.object({ source: z.literal("twin") }).strict(),
+]);
+
 const runConfigObject = z.object({
   name,
   description: z.string().default(""),
@@ -66,6 +76,8 @@ const runConfigObject = z.object({
     classifier: z.enum(["learned", "oracle"]).default("learned"),
     planner: plannerSchema,
   }).strict(),
+  /** The demonstration each episode starts with (observe only: the arm holds); null: none. `--demonstration` overrides. */
+  demonstration: demonstrationSchema.nullable().default(null),
   control: z.object({
     /** Policy tick rate; null = the robot profile's control_hz. Mem-0 runs at 5-10 Hz, DROID at 15 Hz. */
     control_hz: finite.min(1).max(30).nullable().default(null),
@@ -89,6 +101,9 @@ const runConfigObject = z.object({
 export const runConfigSchema = runConfigObject.superRefine((c, ctx) => {
   if (c.bus.kind === "replay" && c.sim.enabled) addIssue(ctx, ["sim", "enabled"], "expected false when bus.kind is \"replay\" (the recording is the robot)");
 });
+
+/** A run config's demonstration section, as validated. */
+export type DemonstrationConfig = z.output<typeof demonstrationSchema>;
 
 /** A validated run config with defaults filled in. */
 export type RunConfig = z.output<typeof runConfigSchema>;

@@ -129,24 +129,28 @@ export class Mem0Policy implements Policy {
     }, `${this.where}: tokenizer`);
   }
 
+  /**
+   * Encodes each frame and writes it to memory as steps 0..n-1 (no memory.onnx, no classifier, no
+   * debounce): the episode's first tick is step n. NOTE: an M(n) episode has no instruction before the
+   * planner's first answer (the first tick); its demonstration is encoded with the all-pad tokens.
+   */
+  async observeDemonstration(frames: readonly PreparedObservation[]): Promise<void> {
+    if (this.step !== 0) throw new Error(`${this.where}: observeDemonstration() after the episode's step ${this.step} (call it right after reset)`);
+    const m = this.m;
+    const tokens = this.tokens ?? new BigInt64Array(m.tokenizer.max_length).fill(BigInt(m.tokenizer.pad_id));
+    for (const [i, obs] of frames.entries()) {
+      const { state } = this.inputsOf(obs, `demonstration frame ${i}`);
+      const enc = await this.encode(obs, state, tokens, `demonstration frame ${i}`);
+      this.emitOps(this.memory.write(enc.image_feature, this.step, { stampNs: obs.stampNs }));
+      this.step++;
+    }
+  }
+
   async observe(obs: PreparedObservation): Promise<ObserveResult> {
     const m = this.m;
     if (!this.tokens) throw new Error(`${this.where}: observe() before an instruction was set (setInstruction)`);
-    const { width, height } = m.image;
-    const plane = 3 * width * height;
-    const images = new Float32Array(m.cameras.length * plane);
-    m.cameras.forEach((cam, i) => {
-      const img = obs.images[cam];
-      if (!img) throw new Error(`${this.where}: observation has no image for camera "${cam}" (has: ${Object.keys(obs.images).join(", ") || "none"})`);
-      if (img.length !== plane) throw new Error(`${this.where}: camera "${cam}" image has ${img.length} values, expected 3x${height}x${width}=${plane}`);
-      images.set(img, i * plane);
-    });
-    if (obs.state.length !== m.state_dim) throw new Error(`${this.where}: state has ${obs.state.length} values, expected ${m.state_dim} (layout ${m.layout.state})`);
-    const state = normalize(obs.state, m.normalization.state);
-
-    const enc = await this.run("encoder", {
-      images: f32(images, [1, m.cameras.length, 3, height, width]), state: f32(state, [1, m.state_dim]), tokens: i64(this.tokens, [1, m.tokenizer.max_length]),
-    });
+    const { state } = this.inputsOf(obs, "observation");
+    const enc = await this.encode(obs, state, this.tokens, "observation");
     const feature = enc.image_feature;
     // Write first: the first tick after a clear attends to its own feature as the anchor.
     this.emitOps(this.memory.write(feature, this.step, { stampNs: obs.stampNs }));
@@ -187,6 +191,32 @@ export class Mem0Policy implements Policy {
     }
     const { jointNames, actions } = chunkToRobotOrder(this.layout, robotUnits, H, this.robotOrder);
     return { jointNames, actions, horizon: H, dim: jointNames.length };
+  }
+
+  /** Checks an observation's images and state against the manifest; returns the normalized state. */
+  private inputsOf(obs: PreparedObservation, what: string): { state: Float32Array } {
+    const m = this.m;
+    if (obs.state.length !== m.state_dim) {
+      throw new Error(`${this.where}: ${what} state has ${obs.state.length} values, expected ${m.state_dim} (layout ${m.layout.state})`);
+    }
+    return { state: normalize(obs.state, m.normalization.state) };
+  }
+
+  /** encoder.onnx over the observation's camera images (checked whole), its normalized state and `tokens`. */
+  private async encode(obs: PreparedObservation, state: Float32Array, tokens: BigInt64Array, what: string): Promise<Record<string, Float32Array>> {
+    const m = this.m;
+    const { width, height } = m.image;
+    const plane = 3 * width * height;
+    const images = new Float32Array(m.cameras.length * plane);
+    m.cameras.forEach((cam, i) => {
+      const img = obs.images[cam];
+      if (!img) throw new Error(`${this.where}: ${what} has no image for camera "${cam}" (has: ${Object.keys(obs.images).join(", ") || "none"})`);
+      if (img.length !== plane) throw new Error(`${this.where}: camera "${cam}" image has ${img.length} values, expected 3x${height}x${width}=${plane}`);
+      images.set(img, i * plane);
+    });
+    return this.run("encoder", {
+      images: f32(images, [1, m.cameras.length, 3, height, width]), state: f32(state, [1, m.state_dim]), tokens: i64(tokens, [1, m.tokenizer.max_length]),
+    });
   }
 
   /** Releases the ONNX sessions. */

@@ -119,6 +119,25 @@ export class RemotePolicy implements Policy {
     this.instructionSent = settle(this.conn.request({ op: "set_instruction", text }, "set_instruction"));
   }
 
+  /**
+   * mem0: one `demonstration` request per frame (index, count, stamp_ns, images, state), sent back to
+   * back and all awaited: the server writes them to its memory as steps 0..n-1 before the first
+   * `observe`. openpi servers are stateless: a demonstration cannot reach their memory, so it is refused.
+   */
+  async observeDemonstration(frames: readonly PreparedObservation[]): Promise<void> {
+    if (this.m.protocol === "openpi") {
+      throw new Error(`${this.where}: protocol openpi has no memory to show a demonstration to (use protocol mem0)`);
+    }
+    if (this.step !== 0) throw new Error(`${this.where}: observeDemonstration() after the episode's step ${this.step} (call it right after reset)`);
+    await this.instructionDelivered();
+    const count = frames.length;
+    const replies = frames.map((obs, index) => settle(this.conn.request({
+      op: "demonstration", index, count, stamp_ns: obs.stampNs, images: this.wireImages(obs),
+      state: f32Array(Float32Array.from(obs.state), [obs.state.length]),
+    }, "demonstration")));
+    for (const reply of replies) this.checkOk(await reply, "demonstration");
+  }
+
   observe(obs: PreparedObservation): Promise<ObserveResult> {
     const t0 = performance.now();
     return this.reported(this.observeNow(obs), t0, this.timing.observeCallMs);
@@ -138,17 +157,8 @@ export class RemotePolicy implements Policy {
       // NOTE: openpi policies have no subtask classifier: σ(-∞) = 0, never a declared end.
       return { logit: Number.NEGATIVE_INFINITY, subtaskEnded: false };
     }
-    const images: { [camera: string]: WireValue } = {};
-    for (const cam of this.m.cameras) {
-      const img = obs.images[cam];
-      if (!img) throw new Error(`${this.where}: observation has no image for camera "${cam}"`);
-      images[cam] = f32Array(img, [3, this.m.image.height, this.m.image.width]);
-    }
-    if (this.instructionSent) {
-      const sent = await this.instructionSent;
-      this.instructionSent = null;
-      this.checkOk(sent, "set_instruction");
-    }
+    const images = this.wireImages(obs);
+    await this.instructionDelivered();
     const sentMs = performance.now();
     const reply = settle(this.conn.request({ op: "observe", step: k, stamp_ns: obs.stampNs, images, state: f32Array(Float32Array.from(obs.state), [obs.state.length]) }, "observe"));
     const epoch = this.episodeEpoch;
@@ -203,6 +213,25 @@ export class RemotePolicy implements Policy {
       const { jointNames, actions: robotUnits } = chunkToRobotOrder(this.layout, aligned.actions, aligned.horizon, this.robotOrder);
       return { jointNames, actions: robotUnits, horizon: aligned.horizon, dim: jointNames.length };
     }
+  }
+
+  /** The observation's camera images as the wire carries them: float32 [3, H, W] per manifest camera. */
+  private wireImages(obs: PreparedObservation): { [camera: string]: WireValue } {
+    const images: { [camera: string]: WireValue } = {};
+    for (const cam of this.m.cameras) {
+      const img = obs.images[cam];
+      if (!img) throw new Error(`${this.where}: observation has no image for camera "${cam}"`);
+      images[cam] = f32Array(img, [3, this.m.image.height, this.m.image.width]);
+    }
+    return images;
+  }
+
+  /** Waits for the reply to a set_instruction sent without waiting; throws the server's refusal. */
+  private async instructionDelivered(): Promise<void> {
+    if (!this.instructionSent) return;
+    const sent = await this.instructionSent;
+    this.instructionSent = null;
+    this.checkOk(sent, "set_instruction");
   }
 
   /** Closes the connection. */
