@@ -8,7 +8,8 @@
  * next chunk is requested `d` ticks before the running one ends (`d` from the measured round trips),
  * aligned to the tick it is used at, and never used past `max_chunk_age_ms`. Faults reject with the
  * cause (the loop holds and logs it); the connection reconnects with backoff, and reset() waits for
- * the server up to `give_up_s`.
+ * the server up to `give_up_s`. A demonstration prompt goes to a mem0 server frame by frame before the first observe.
+ * NOTE: over 300 lines: observe, act and the demonstration share one episode's latency and fault state.
  */
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
