@@ -104,6 +104,42 @@ test("openpi protocol: infer on the Python server returns a chunk in the robot's
   }
 });
 
+test("a demonstration prompt over the mem0 protocol = in process: memory steps 0..n-1, then the same logits and chunk (1e-3)", { skip: missing ?? false, timeout: 60_000 }, async (t) => {
+  const bundle = writeRemoteBundle(server!.url, { latency: { prefetch: false, pipeline_observe: false } });
+  const robot = loadRobotProfile("robots/x-one.yaml").profile;
+  const remote = loadRemotePolicy(bundle, { robot });
+  const local = await loadMem0Policy(server!.bundle, { robot });
+  const frame = (k: number): PreparedObservation => {
+    const image = new Float32Array(3 * 24 * 32).map((_, i) => Math.sin(i * 0.1 + k));
+    return { stampNs: BigInt(k) * 100_000_000n, images: { head: image, left_wrist: image, right_wrist: image }, state: new Float64Array(16).fill(0.01 * k) };
+  };
+  const demo = Array.from({ length: 6 }, (_, k) => frame(k));
+  // M(n): no instruction before the prompt (both sides encode it with the pad tokens), then the planner's.
+  const episode = { task: "put-back-block", episode: 0, seed: 5, instruction: "not in the vocabulary" };
+  const firstTick = async (p: Policy, prompt: boolean) => {
+    await p.reset(episode);
+    if (prompt) await p.observeDemonstration(demo);
+    p.setInstruction("press the button");
+    return { observed: await p.observe(frame(9)), chunk: await p.act() };
+  };
+  try {
+    const [r, l] = await Promise.all([firstTick(remote, true), firstTick(local, true)]);
+    assert.ok(Math.abs(r.observed.logit - l.observed.logit) <= TOL, `logit ${r.observed.logit} vs ${l.observed.logit}`);
+    assert.ok(r.chunk.actions.every((v, i) => Math.abs(v - l.chunk.actions[i]!) <= TOL));
+    const bare = await firstTick(local, false);
+    t.diagnostic(`prompted logit remote ${r.observed.logit} local ${l.observed.logit}; unprompted ${bare.observed.logit}`);
+    assert.notEqual(bare.observed.logit, l.observed.logit, "the prompt is in the memory the first tick reads");
+    await remote.reset(episode);
+    remote.setInstruction("press the button");
+    await remote.observe(frame(0));
+    await assert.rejects(remote.observeDemonstration(demo), /observeDemonstration\(\) after the episode's step 1/);
+  } finally {
+    await remote.close();
+    await local.close();
+    rmSync(bundle, { recursive: true, force: true });
+  }
+});
+
 test("token: the server refuses a client without the right Api-Key, and serves one with it", { skip: missing ?? false, timeout: 60_000 }, async () => {
   const guarded = await startTinyServer(["--token-env", "ENGRAM_TEST_POLICY_TOKEN"], { ENGRAM_TEST_POLICY_TOKEN: "s3cret" });
   const bundle = writeRemoteBundle(guarded.url, { token_env: "ENGRAM_TEST_POLICY_TOKEN", reconnect: { give_up_s: 0.2 } });
