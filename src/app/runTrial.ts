@@ -10,9 +10,11 @@ import type { EpisodeRecordingOptions } from "../record/episodeWriter.js";
 import type { LoadedRobot } from "../robot/loadRobotProfile.js";
 import { getTaskSpec } from "../task/index.js";
 import type { SimNode } from "../sim/node/SimNode.js";
-import { runEpisodes } from "../trial/runEpisodes.js";
+import { runEpisodes, type RunEpisodesOptions } from "../trial/runEpisodes.js";
 import type { EpisodeRecord, RunSummary } from "../trial/summary.js";
 import type { TrialPolicy } from "../trial/trialParts.js";
+import { controlHzOf } from "../trial/trialParts.js";
+import { twinDemonstration, type TwinDemonstrationOptions } from "./twinDemonstration.js";
 import { TwinRig } from "./twinRig.js";
 
 /** Options of `runTrial`. */
@@ -66,6 +68,8 @@ export interface TrialOptions {
   wrapPolicy?: (policy: TrialPolicy, sim: SimNode) => Policy;
   /** Wraps the run's bus (`--view`: the live view taps it; see src/bus/tappedBus.ts). Default: none. */
   tapBus?: (bus: Bus) => Bus;
+  /** `demonstration.source: twin`: who demonstrates a task (default: its sim definition's `demonstration`). */
+  demonstrator?: TwinDemonstrationOptions["demonstrator"];
 }
 
 /** Runs the trial on the in-process twin and returns its summary (also written to `<outDir>/summary.json`). */
@@ -80,5 +84,16 @@ export async function runTrial(o: TrialOptions): Promise<RunSummary> {
     episodes: o.episodeIndices ?? Array.from({ length: o.episodes }, (_, k) => k),
     seed: o.seed, outDir: o.outDir, maxSteps: o.maxSteps, noRecord: o.noRecord, recording: o.recording,
     signal: o.signal, stops: o.stops, onEpisode: o.onEpisode,
+    demonstration: twinDemonstrationOf(o),
+  });
+}
+
+/** `demonstration.source: twin` needs the sim, so app/ builds it; a recorded one the driver reads itself. */
+function twinDemonstrationOf(o: TrialOptions): RunEpisodesOptions["demonstration"] {
+  const demo = o.run.config.demonstration;
+  if (demo?.source !== "twin") return undefined;
+  return async (inputs) => twinDemonstration({
+    robot: o.robot, physicsHz: o.run.config.sim.physics_hz, controlHz: controlHzOf(o.run.config, o.robot.profile),
+    inputs, demonstrator: o.demonstrator, maxFrames: demo.max_frames,
   });
 }

@@ -46,7 +46,8 @@ const plannerSchema = z.object({
  */
 const demonstrationSchema = z.discriminatedUnion("source", [
   z.object({ source: z.literal("mcap"), path: name }).strict(),
-  z.object({ source: z.literal("twin") }).strict(),
+  /** max_frames: cut the twin's demonstration after this many control steps (default: when its expert is done). */
+  z.object({ source: z.literal("twin"), max_frames: intIn(1, 100_000).optional() }).strict(),
 ]);
 
 const runConfigObject = z.object({
