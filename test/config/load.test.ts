@@ -216,3 +216,20 @@ test("an alias bomb is a malformed-YAML issue at its first alias, not a thrown e
   assert.match(issues[0]!.message, /aliases expand to more than 1000 nodes/);
   assert.deepEqual(parseYaml("ok.yaml", "a: &a {x: 1}\nb: *a\n").source.data, { a: { x: 1 }, b: { x: 1 } });
 });
+
+test("demonstration: a recorded MCAP resolves against the config's folder; a missing one or an unknown source is named", () => {
+  const dir = copyConfigs();
+  const file = join(dir, "launch", "sim-x-one.yaml");
+  assert.equal(loadRunConfig(file).demonstrationPath, null);
+  edit(file, "episodes: 1\n", "episodes: 1\ndemonstration: { source: mcap, path: demo.mcap }\n");
+  const missing = configError(() => loadRunConfig(file));
+  assert.match(formatIssue(missing.issues[0]!), /demonstration\.path: expected an existing demonstration MCAP, found missing path "demo\.mcap"/);
+  writeFileSync(join(dir, "launch", "demo.mcap"), "");
+  const run = loadRunConfig(file);
+  assert.equal(run.demonstrationPath, join(dir, "launch", "demo.mcap"));
+  assert.deepEqual(run.config.demonstration, { source: "mcap", path: "demo.mcap" });
+  edit(file, "{ source: mcap, path: demo.mcap }", "{ source: video }");
+  assert.match(formatIssue(configError(() => loadRunConfig(file)).issues[0]!), /demonstration\.source: expected one of "mcap", "twin"/);
+  edit(file, "{ source: video }", "{ source: twin, max_frames: 0 }");
+  assert.match(formatIssue(configError(() => loadRunConfig(file)).issues[0]!), /demonstration\.max_frames/);
+});
