@@ -99,7 +99,7 @@ class Mem0TinyAdapter:
         self.tokens = t.to(self.device)
 
     def _encode(self, images: Mapping[str, np.ndarray], state: np.ndarray, tokens: torch.Tensor):
-        """encoder over the cameras' images and the normalized state: (normalized state, image feature, text feature)."""
+        """The encoder over the cameras' images and the normalized state: (normalized state, image, text features)."""
         m, d = self.m, self.d
         stack = np.stack([np.asarray(images[c], dtype=np.float32).reshape(3, d.height, d.width) for c in m["cameras"]])
         norm = torch.from_numpy(_normalize(state, m["normalization"]["state"])).unsqueeze(0).to(self.device)

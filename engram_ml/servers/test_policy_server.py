@@ -162,6 +162,7 @@ def test_a_bad_demonstration_frame_is_refused_whole():
 
 
 def test_an_adapter_without_demonstrations_refuses_them_by_name():
-    s = Session(type("NoDemo", (), {k: getattr(RecordingAdapter, k) for k in ("metadata", "reset", "observe", "act")})())
+    methods = {k: getattr(RecordingAdapter, k) for k in ("metadata", "reset", "observe", "act")}
+    s = Session(type("NoDemo", (), methods)())
     with pytest.raises(FrameError, match="^demonstration: this server's adapter has no observe_demonstration"):
         s.handle(_demo(0, 1))

@@ -11,10 +11,9 @@
 import { SimClock } from "../bus/clock.js";
 import { LocalBus } from "../bus/local.js";
 import { SENSOR_QOS } from "../bus/types.js";
-import { imageType } from "../observe/latestSensors.js";
+import { imageType, type ImageType } from "../observe/latestSensors.js";
 import type { LoadedRobot } from "../robot/loadRobotProfile.js";
 import type { CameraSpec } from "../robot/types.js";
-import type { ScriptedExpert } from "../sim/expert/types.js";
 import { SimNode } from "../sim/node/SimNode.js";
 import { getTask, listTasks } from "../sim/tasks/index.js";
 import type { TaskDefinition, TaskScene } from "../sim/tasks/types.js";
@@ -57,7 +56,8 @@ async function perform(o: TwinDemonstrationOptions, cameras: CameraSpec[], taskI
   if (!expert) {
     const withOne = listTasks().filter((t) => t.demonstration).map((t) => t.id);
     throw new Error(`twin demonstration: task "${taskId}" defines no demonstration expert (its sim definition's `
-      + `\`demonstration\`; tasks with one: ${withOne.join(", ") || "none"}); name a recorded episode instead (source: mcap)`);
+      + `\`demonstration\`; tasks with one: ${withOne.join(", ") || "none"}); `
+      + "name a recorded episode instead (source: mcap)");
   }
   const origin = `twin:${taskId}:seed${seed}`;
   const bus = new LocalBus({ clock: new SimClock(DEMO_EPOCH_NS) });
@@ -66,13 +66,12 @@ async function perform(o: TwinDemonstrationOptions, cameras: CameraSpec[], taskI
   });
   const latest = new Map<string, { type: string; cdr: Uint8Array }>();
   const jointTopic = o.robot.profile.joint_state.topic;
-  const offs = [
-    ...cameras.map((c) => bus.subscribe(c.topic, imageType(c), SENSOR_QOS, (cdr) => latest.set(c.topic, { type: imageType(c), cdr }))),
-    bus.subscribe(jointTopic, "sensor_msgs/msg/JointState", SENSOR_QOS, (cdr) => latest.set(jointTopic, { type: "", cdr })),
-  ];
+  const keep = (topic: string, type: ImageType | "sensor_msgs/msg/JointState") =>
+    bus.subscribe(topic, type, SENSOR_QOS, (cdr) => latest.set(topic, { type, cdr }));
+  const offs = [...cameras.map((c) => keep(c.topic, imageType(c))), keep(jointTopic, "sensor_msgs/msg/JointState")];
   try {
     // The task's definition with its demonstrator as the expert the twin drives with.
-    const demoTask: TaskDefinition<TaskScene> = { ...task, expert: expert as (...a: Parameters<Demonstrator>) => ScriptedExpert };
+    const demoTask: TaskDefinition<TaskScene> = { ...task, expert };
     const episode = node.reset({ task: demoTask, seed, expert: true })!;
     const startNs = bus.clock.nowNs();
     const periodNs = BigInt(Math.round(1e9 / o.controlHz));
@@ -88,8 +87,10 @@ async function perform(o: TwinDemonstrationOptions, cameras: CameraSpec[], taskI
       }));
       if (!js || byCamera.size < cameras.length) continue;
       const jointState = { topic: jointTopic, cdr: js.cdr };
-      const observation = await demonstrationObservation(o.inputs, tickNs, byCamera, jointState, `demonstration ${origin} step ${k}`);
-      frames.push({ observation, messages: [...[...byCamera.values()].map((m) => ({ topic: m.topic, cdr: m.cdr })), jointState] });
+      const where = `demonstration ${origin} step ${k}`;
+      const observation = await demonstrationObservation(o.inputs, tickNs, byCamera, jointState, where);
+      const messages = [...byCamera.values()].map((m) => ({ topic: m.topic, cdr: m.cdr }));
+      frames.push({ observation, messages: [...messages, jointState] });
     }
     return { origin, controlHz: o.controlHz, frames };
   } finally {

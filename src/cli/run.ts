@@ -78,7 +78,8 @@ export const spec: CommandSpec = {
       emptyIsDefault: true,
     },
     demonstration: {
-      type: "string", help: "a recorded episode MCAP shown to the policy's memory before each episode (overrides the run config's demonstration)",
+      type: "string",
+      help: "a recorded episode MCAP shown to the policy's memory before each episode (overrides the run config's demonstration)",
     },
     instruction: {
       type: "string", help: "robot: the instruction (default: the task's nominal one for the seed)", emptyIsDefault: true,

@@ -24,7 +24,9 @@ import type { EventLog } from "./eventLog.js";
 export const DEMONSTRATION_PREFIX = "/engram/demonstration";
 
 /** Reliable and keep-all: a demonstration is published in one burst, and the recording must keep every frame. */
-export const DEMONSTRATION_QOS: Qos = { reliability: "reliable", durability: "volatile", history: "keep_all", depth: 1 };
+export const DEMONSTRATION_QOS: Qos = {
+  reliability: "reliable", durability: "volatile", history: "keep_all", depth: 1,
+};
 
 /** A recorded topic of a demonstration (a camera's or the joint state's), as it was recorded. */
 export interface DemonstrationTopic { topic: string; type: RosType }
@@ -115,7 +117,9 @@ export class DemonstrationPrompt {
   async feed(policy: Policy, events: EventLog, task: string, seed: number, episode: number): Promise<number> {
     const t0 = performance.now();
     const demo = await this.source.load(task, seed, episode);
-    if (demo.frames.length === 0) throw new Error(`demonstration ${demo.origin}: no frame with every policy camera and a joint state`);
+    if (demo.frames.length === 0) {
+      throw new Error(`demonstration ${demo.origin}: no frame with every policy camera and a joint state`);
+    }
     const frames = demo.frames.length;
     events.emit({
       event: "demonstration_start", source: this.source.kind, origin: demo.origin, frames, control_hz: demo.controlHz,
@@ -125,7 +129,8 @@ export class DemonstrationPrompt {
       for (const m of f.messages) this.publishers.get(DEMONSTRATION_PREFIX + m.topic)?.(m.cdr);
     }
     await policy.observeDemonstration(demo.frames.map((f) => f.observation));
-    events.emit({ event: "demonstration_end", source: this.source.kind, frames, ms: Math.round(performance.now() - t0) });
+    const ms = Math.round(performance.now() - t0);
+    events.emit({ event: "demonstration_end", source: this.source.kind, frames, ms });
     return frames;
   }
 }

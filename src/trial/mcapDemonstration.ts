@@ -28,11 +28,13 @@ export async function mcapDemonstration(path: string, inputs: DemonstrationInput
   const topics: DemonstrationTopic[] = [];
   for (const cam of cameras) {
     const topic = recordedCameraTopic(cam, new Set(recorded.keys()));
-    if (!topic) throw new Error(`${missingCamera(path, cam)} (recorded: ${[...recorded.keys()].sort().join(", ") || "none"})`);
+    const listed = [...recorded.keys()].sort().join(", ") || "none";
+    if (!topic) throw new Error(`${missingCamera(path, cam)} (recorded: ${listed})`);
     topics.push({ topic, type: recorded.get(topic) ?? imageType(cam) });
   }
   const jointTopic = profile.joint_state.topic;
-  const missingJoints = `demonstration ${path}: no messages on the joint-state topic ${jointTopic} of robot ${profile.name}`;
+  const missingJoints = `demonstration ${path}: no messages on the joint-state topic ${jointTopic} `
+    + `of robot ${profile.name}`;
   if (!recorded.has(jointTopic)) throw new Error(missingJoints);
   topics.push({ topic: jointTopic, type: "sensor_msgs/msg/JointState" });
 
@@ -43,7 +45,8 @@ export async function mcapDemonstration(path: string, inputs: DemonstrationInput
     if (!cameras.every((c) => f.cameras.has(c.name))) return;
     const byCamera = new Map(cameras.map((c, i) => [c.name, { topic: topics[i]!.topic, ...f.cameras.get(c.name)! }]));
     const jointState = { topic: jointTopic, cdr: f.stateCdr };
-    const observation = await demonstrationObservation(inputs, f.timeNs, byCamera, jointState, `demonstration ${path} frame ${f.index}`);
+    const where = `demonstration ${path} frame ${f.index}`;
+    const observation = await demonstrationObservation(inputs, f.timeNs, byCamera, jointState, where);
     const messages = [...byCamera.values()].map((m) => ({ topic: m.topic, cdr: m.cdr }));
     frames.push({ observation, messages: [...messages, jointState] });
   });
@@ -51,7 +54,9 @@ export async function mcapDemonstration(path: string, inputs: DemonstrationInput
   const silent = cameras.find((c) => !seen.has(c.name));
   if (silent) throw new Error(missingCamera(path, silent));
   if (frames.length === 0) {
-    throw new Error(`demonstration ${path}: no control tick with a frame of every policy camera (${cameras.map((c) => c.name).join(", ")}) and a joint state`);
+    const names = cameras.map((c) => c.name).join(", ");
+    throw new Error(`demonstration ${path}: no control tick with a frame of every policy camera (${names}) `
+      + "and a joint state");
   }
   const demo: Demonstration = { origin: path, controlHz: identity.control_hz, frames };
   return { kind: "mcap", topics, load: async () => demo };

@@ -19,7 +19,9 @@ import {
 } from "../record/episodeWriter.js";
 import { getLayout } from "../robot/layout.js";
 import type { LoadedRobot } from "../robot/loadRobotProfile.js";
-import { DemonstrationPrompt, demonstrationTopics, type DemonstrationInputs, type DemonstrationSource } from "./demonstration.js";
+import {
+  DemonstrationPrompt, demonstrationTopics, type DemonstrationInputs, type DemonstrationSource,
+} from "./demonstration.js";
 import { runEpisodeLoop } from "./episodeLoop.js";
 import { mcapDemonstration } from "./mcapDemonstration.js";
 import type { ProgressBar } from "./progress.js";
@@ -230,7 +232,9 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
 }
 
 /** The run's demonstration source: the caller's, else the run config's recorded MCAP, else none. */
-async function demonstrationOf(o: RunEpisodesOptions, inputs: DemonstrationInputs): Promise<DemonstrationSource | null> {
+async function demonstrationOf(
+  o: RunEpisodesOptions, inputs: DemonstrationInputs,
+): Promise<DemonstrationSource | null> {
   if (o.demonstration) return o.demonstration(inputs);
   const demo = o.run.config.demonstration;
   if (!demo) return null;

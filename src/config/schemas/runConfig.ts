@@ -77,7 +77,7 @@ const runConfigObject = z.object({
     classifier: z.enum(["learned", "oracle"]).default("learned"),
     planner: plannerSchema,
   }).strict(),
-  /** The demonstration each episode starts with (observe only: the arm holds); null: none. `--demonstration` overrides. */
+  /** The demonstration each episode starts with (observe only: the arm holds); null: none. --demonstration overrides. */
   demonstration: demonstrationSchema.nullable().default(null),
   control: z.object({
     /** Policy tick rate; null = the robot profile's control_hz. Mem-0 runs at 5-10 Hz, DROID at 15 Hz. */

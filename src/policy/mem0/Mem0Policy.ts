@@ -135,7 +135,9 @@ export class Mem0Policy implements Policy {
    * planner's first answer (the first tick); its demonstration is encoded with the all-pad tokens.
    */
   async observeDemonstration(frames: readonly PreparedObservation[]): Promise<void> {
-    if (this.step !== 0) throw new Error(`${this.where}: observeDemonstration() after the episode's step ${this.step} (call it right after reset)`);
+    if (this.step !== 0) {
+      throw new Error(`${this.where}: observeDemonstration() after the episode's step ${this.step} (call it right after reset)`);
+    }
     const m = this.m;
     const tokens = this.tokens ?? new BigInt64Array(m.tokenizer.max_length).fill(BigInt(m.tokenizer.pad_id));
     for (const [i, obs] of frames.entries()) {
@@ -197,13 +199,16 @@ export class Mem0Policy implements Policy {
   private inputsOf(obs: PreparedObservation, what: string): { state: Float32Array } {
     const m = this.m;
     if (obs.state.length !== m.state_dim) {
-      throw new Error(`${this.where}: ${what} state has ${obs.state.length} values, expected ${m.state_dim} (layout ${m.layout.state})`);
+      const expected = `expected ${m.state_dim} (layout ${m.layout.state})`;
+      throw new Error(`${this.where}: ${what} state has ${obs.state.length} values, ${expected}`);
     }
     return { state: normalize(obs.state, m.normalization.state) };
   }
 
   /** encoder.onnx over the observation's camera images (checked whole), its normalized state and `tokens`. */
-  private async encode(obs: PreparedObservation, state: Float32Array, tokens: BigInt64Array, what: string): Promise<Record<string, Float32Array>> {
+  private async encode(
+    obs: PreparedObservation, state: Float32Array, tokens: BigInt64Array, what: string,
+  ): Promise<Record<string, Float32Array>> {
     const m = this.m;
     const { width, height } = m.image;
     const plane = 3 * width * height;

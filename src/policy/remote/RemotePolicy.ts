@@ -129,7 +129,9 @@ export class RemotePolicy implements Policy {
     if (this.m.protocol === "openpi") {
       throw new Error(`${this.where}: protocol openpi has no memory to show a demonstration to (use protocol mem0)`);
     }
-    if (this.step !== 0) throw new Error(`${this.where}: observeDemonstration() after the episode's step ${this.step} (call it right after reset)`);
+    if (this.step !== 0) {
+      throw new Error(`${this.where}: observeDemonstration() after the episode's step ${this.step} (call it right after reset)`);
+    }
     await this.instructionDelivered();
     const count = frames.length;
     const replies = frames.map((obs, index) => settle(this.conn.request({
