@@ -42,15 +42,26 @@ async function policy(extra: Partial<Mem0Options> = {}) {
   return { p, events };
 }
 
-/** Reference Mem-0 observe loop: anchor = first feature after reset/switch, window = previous K features. */
-function referenceLogits(obs: PreparedObservation[], ends: boolean[], opts: { anchor: boolean; window: boolean }): number[] {
+/**
+ * Reference Mem-0 observe loop: anchor = first feature after reset/switch, window = previous K
+ * features; `prompt` frames (a demonstration) are written first, with no classifier.
+ */
+function referenceLogits(obs: PreparedObservation[], ends: boolean[], opts: { anchor: boolean; window: boolean }, prompt: PreparedObservation[] = []): number[] {
   const F = w.dims.featureDim, K = w.dims.window;
   const tokens = tokenize(INSTR, { kind: "closed_vocabulary", maxLength: m.tokenizer.max_length, padId: 0, vocabulary: m.tokenizer.vocabulary });
+  const encode = (o: PreparedObservation) => {
+    const images = new Float32Array([...o.images.head, ...o.images.left_wrist, ...o.images.right_wrist]);
+    return refEncoder(w, images, normalize(o.state, m.normalization.state as NormStats), tokens);
+  };
   let anchor: Float64Array | null = null;
   let window: Float64Array[] = [];
+  for (const o of prompt) {
+    const f = encode(o).imageFeature;
+    anchor ??= f;
+    window = [...window, f].slice(-K);
+  }
   return obs.map((o, t) => {
-    const images = new Float32Array([...o.images.head, ...o.images.left_wrist, ...o.images.right_wrist]);
-    const enc = refEncoder(w, images, normalize(o.state, m.normalization.state as NormStats), tokens);
+    const enc = encode(o);
     if (!anchor) anchor = enc.imageFeature;
     const win = new Float64Array(K * F), mask = new Float64Array(K);
     if (opts.window) window.forEach((f, i) => { win.set(f, i * F); mask[i] = 1; });
@@ -74,6 +85,24 @@ test("observe: logits match the reference; anchor fixed, window of K, memory cle
   assert.deepEqual(summary, ["0:anchor_set", "2:end:classifier", "2:window_clear", "3:anchor_set", "5:end:classifier", "5:window_clear", "6:anchor_set"]);
   const clear = events.find((e) => e.kind === "memory" && e.op.kind === "window_clear");
   assert.deepEqual(clear && clear.kind === "memory" && clear.op, { kind: "window_clear", dropped: 3, anchorCleared: true });
+  await p.close();
+});
+
+test("a demonstration prompt: memory steps 0..n-1 with no classifier, then the ticks read it (reference logits)", async () => {
+  const { p, events } = await policy();
+  const prompt = Array.from({ length: 3 }, observation);
+  const obs = Array.from({ length: 4 }, observation);
+  await p.observeDemonstration(prompt);
+  const results = [];
+  for (const o of obs) results.push(await p.observe(o));
+  const ended = results.map((r) => r.subtaskEnded);
+  assert.deepEqual(ended, [false, false, true, false], "the debounce counts the episode's ticks only");
+  const ref = referenceLogits(obs, ended, { anchor: true, window: true }, prompt);
+  assert.ok(maxAbsDiff(results.map((r) => r.logit), ref) < 1e-4);
+  assert.ok(maxAbsDiff(results.map((r) => r.logit), referenceLogits(obs, ended, { anchor: true, window: true })) > 1e-4);
+  const summary = events.map((e) => (e.kind === "memory" ? `${e.step}:${e.op.kind}` : `${e.step}:end:${e.source}`));
+  assert.deepEqual(summary, ["0:anchor_set", "5:end:classifier", "5:window_clear", "6:anchor_set"]);
+  await assert.rejects(p.observeDemonstration(prompt), /observeDemonstration\(\) after the episode's step 7/);
   await p.close();
 });
 
