@@ -1,0 +1,173 @@
+/**
+ * A policy served by RoboMME's MME-VLA server (`protocol: robomme`, docs/remote-policy.md), behind
+ * the same Policy contract as RemotePolicy. The server owns the memory (FrameSamp, TokenDrop, ...):
+ * observe() keeps every tick's frame and state, and they reach the server through `add_buffer`,
+ * batched as RoboMME's own evaluation does: all frames since the last call, sent right before each
+ * `infer` (pipelined on the socket, so no extra round trip), or earlier once `max_buffer_frames`
+ * wait. act() sends `infer` with the current observation and returns the chunk's first `horizon`
+ * rows. observeDemonstration() sends a demonstration's frames as history before the first act.
+ *
+ * Faults are PolicyConnection's (no reply within `timeout_ms`, a closed socket, a text error frame)
+ * or a bad reply: observe()/act() reject naming the cause and the loop holds; reset() reconnects,
+ * waiting up to `reconnect.give_up_s`.
+ */
+import type { RemotePolicyManifest } from "../../config/index.js";
+import { layoutNames } from "../../robot/layout.js";
+import type { LayoutSpec } from "../../robot/types.js";
+import { chunkToRobotOrder } from "../mem0/layout.js";
+import type { ActionChunk, EpisodeInfo, ObserveResult, Policy, PolicySpec, PreparedObservation } from "../types.js";
+import { PolicyConnection } from "./PolicyConnection.js";
+import { actionLayout, readCa, settle, type RemoteOptions } from "./RemotePolicy.js";
+import { addBufferRequest, checkFinished, inferRequest, readChunk, RESET_REQUEST } from "./robommeWire.js";
+import type { WireValue } from "./wire.js";
+
+type WireMap = { [key: string]: WireValue };
+
+/** One RoboMME policy per robot; not re-entrant (the loop awaits each call). */
+export class RoboMMEPolicy implements Policy {
+  readonly spec: PolicySpec;
+  readonly url: string;
+  private readonly conn: PolicyConnection;
+  private readonly layout: LayoutSpec;
+  private readonly robotOrder: string[] | undefined;
+  private instruction = "";
+  private step = 0;
+  private current: PreparedObservation | null = null;
+  /** Frames observed but not yet sent with `add_buffer`, in step order. */
+  private unsent: PreparedObservation[] = [];
+  /** Demonstration frames sent this episode: the first executed step's index (`exec_start_idx`). */
+  private demonstrationFrames = 0;
+  private execStartSent = false;
+  /** `add_buffer` replies not yet checked; a fault among them fails the next observe() or act(). */
+  private inFlight: Promise<WireValue | Error>[] = [];
+  private bufferFault: Error | null = null;
+  /** Counts resets: a reply (or fault) of an earlier episode that lands late is ignored. */
+  private episodeEpoch = 0;
+  /** Round trips of `infer` (add_buffer included) and the time act() kept the loop waiting, ms (bench figures). */
+  readonly timing = { actRoundTripMs: [] as number[], actCallMs: [] as number[] };
+
+  constructor(private readonly m: RemotePolicyManifest, private readonly where: string, private readonly opts: RemoteOptions = {}) {
+    if (m.protocol !== "robomme" || !m.robomme) throw new Error(`${where}: RoboMMEPolicy needs protocol: robomme and a robomme: mapping`);
+    this.url = opts.url ?? m.url;
+    const token = m.token_env ? (opts.env ?? process.env)[m.token_env] : undefined;
+    if (m.token_env && !token) throw new Error(`${where}: token_env: environment variable ${m.token_env} is not set (it holds the policy server's token)`);
+    this.conn = new PolicyConnection({
+      url: this.url, token, ca: m.ca_file ? readCa(m.ca_file, where) : undefined, timeoutMs: m.timeout_ms,
+      reconnect: { initialMs: m.reconnect.initial_ms, maxMs: m.reconnect.max_ms }, connectTimeoutMs: m.connect_timeout_ms,
+      onEvent: (e) => opts.onRemoteEvent?.({ kind: "connection", what: e.kind, url: e.url, reason: e.reason, attempt: e.attempt }),
+    });
+    this.layout = actionLayout(m, opts, where);
+    this.robotOrder = opts.robot && this.layout.kind === "joint" ? opts.robot.joints.map((j) => j.name).filter((n) => layoutNames(this.layout).includes(n)) : undefined;
+    this.spec = {
+      name: m.name, cameras: [...m.cameras], imageSize: { width: m.image.width, height: m.image.height }, layout: m.layout.action,
+      horizon: m.horizon, controlHz: m.control_hz, pixelNormalization: { mean: [...m.image.pixel_normalization.mean], std: [...m.image.pixel_normalization.std] },
+    };
+  }
+
+  /** Waits (with backoff, up to reconnect.give_up_s) for the server, then sends `reset` (its memory and step count clear). */
+  async reset(episode: EpisodeInfo): Promise<void> {
+    this.episodeEpoch++;
+    Object.assign(this, { step: 0, current: null, unsent: [], demonstrationFrames: 0, execStartSent: false, inFlight: [], bufferFault: null });
+    const progress = this.opts.onProgress ?? ((line: string) => process.stderr.write(`[remote] ${line}\n`));
+    await this.conn.openWithin(this.m.reconnect.give_up_s * 1000, progress);
+    checkFinished(this.replyMap(await settle(this.conn.request(RESET_REQUEST, "reset")), "reset"), "reset", `${this.where}: server ${this.url}`);
+    this.instruction = episode.instruction;
+  }
+
+  /** Sends nothing: the server keeps no memory across `reset`, so reset(episode) covers a session too. */
+  async resetSession(): Promise<void> {}
+
+  /** The prompt of the next `infer` (RoboMME prompts with the task goal). */
+  setInstruction(text: string): void {
+    this.instruction = text;
+  }
+
+  /**
+   * Sends a demonstration's frames and states as the episode's first history steps (observe only:
+   * nothing is executed), in `add_buffer` batches of at most `max_buffer_frames`, and waits for the
+   * server to hold them. Called after reset() and before the first observe().
+   */
+  async observeDemonstration(frames: readonly PreparedObservation[]): Promise<void> {
+    if (this.step > 0) throw new Error(`${this.where}: observeDemonstration() after the episode's first observe() (step ${this.step}); a demonstration comes first`);
+    this.demonstrationFrames += frames.length;
+    this.unsent.push(...frames);
+    this.flush();
+    await this.drain();
+  }
+
+  /** Keeps the frame for `add_buffer`; RoboMME policies have no subtask classifier (σ(-∞) = 0, never an end). */
+  async observe(obs: PreparedObservation): Promise<ObserveResult> {
+    this.step++;
+    this.current = obs;
+    this.unsent.push(obs);
+    if (this.unsent.length >= this.m.robomme!.max_buffer_frames) this.flush();
+    if (this.bufferFault) return this.fault(this.bufferFault);
+    return { logit: Number.NEGATIVE_INFINITY, subtaskEnded: false };
+  }
+
+  /** Sends the unsent frames and `infer` for the current observation; the chunk in robot order and units. */
+  async act(): Promise<ActionChunk> {
+    const t0 = performance.now();
+    const step = this.step - 1;
+    try {
+      if (!this.current) throw new Error(`${this.where}: act() before observe()`);
+      this.flush();
+      const reply = settle(this.conn.request(inferRequest(this.m, this.current, this.instruction), "infer"));
+      await this.drain();
+      const chunk = readChunk(this.replyMap(await reply, "infer"), this.m, `${this.where}: infer step ${step}`);
+      const roundTripMs = performance.now() - t0;
+      this.timing.actRoundTripMs.push(roundTripMs);
+      const { jointNames, actions } = chunkToRobotOrder(this.layout, chunk.values, chunk.horizon, this.robotOrder);
+      this.opts.onRemoteEvent?.({ kind: "chunk", step, fromStep: step, dropped: 0, waitedMs: roundTripMs, roundTripMs, prefetched: false });
+      this.timing.actCallMs.push(performance.now() - t0);
+      return { jointNames, actions, horizon: chunk.horizon, dim: jointNames.length };
+    } catch (err) {
+      return this.fault(err as Error);
+    }
+  }
+
+  /** Closes the connection. */
+  async close(): Promise<void> {
+    this.conn.close();
+  }
+
+  /** Sends the unsent frames as `add_buffer` requests (no waiting); their replies are checked by drain(). */
+  private flush(): void {
+    const batch = this.m.robomme!.max_buffer_frames;
+    while (this.unsent.length) {
+      const frames = this.unsent.splice(0, batch);
+      // RoboMME sends exec_start_idx with the episode's first batch; demonstration batches repeat it (the server keeps any > 0).
+      const execStartIdx = this.execStartSent ? 0 : this.demonstrationFrames;
+      if (this.step > 0) this.execStartSent = true;
+      const epoch = this.episodeEpoch;
+      const reply = settle(this.conn.request(addBufferRequest(this.m, frames, execStartIdx), "add_buffer"));
+      void reply.then((r) => {
+        if (epoch !== this.episodeEpoch) return;
+        try { checkFinished(this.replyMap(r, "add_buffer"), "add_buffer", `${this.where}: server ${this.url}`); } catch (err) { this.bufferFault ??= err as Error; }
+      });
+      this.inFlight.push(reply);
+    }
+  }
+
+  /** Awaits every `add_buffer` reply in flight; throws the first fault. */
+  private async drain(): Promise<void> {
+    const replies = this.inFlight.splice(0);
+    for (const r of replies) checkFinished(this.replyMap(await r, "add_buffer"), "add_buffer", `${this.where}: server ${this.url}`);
+    if (this.bufferFault) throw this.bufferFault;
+  }
+
+  /** The reply map, or throws the transport fault naming the bundle. */
+  private replyMap(reply: WireValue | Error, what: string): WireMap {
+    if (reply instanceof Error) throw new Error(`${this.where}: ${reply.message}`);
+    if (reply === null || typeof reply !== "object" || Array.isArray(reply) || ArrayBuffer.isView(reply) || "dtype" in reply) {
+      throw new Error(`${this.where}: server ${this.url}: ${what} reply is not a map`);
+    }
+    return reply as WireMap;
+  }
+
+  /** Reports `err` to the event log as a fault and rejects with it (the loop holds). */
+  private fault(err: Error): never {
+    this.opts.onRemoteEvent?.({ kind: "fault", step: this.step - 1, reason: err.message });
+    throw err;
+  }
+}
