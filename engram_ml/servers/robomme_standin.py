@@ -44,10 +44,13 @@ class RoboMMEStandIn:
             return {"reset_finished": True, "reset_time_ms": 0.0}
         if req.get("add_buffer", False):
             images, states = req["images"], req["state"]
-            assert isinstance(images, np.ndarray) and images.dtype == np.uint8 and images.ndim == 5, "images: uint8 [t, v, h, w, 3]"
+            assert isinstance(images, np.ndarray), "images: expected an array"
+            ok = images.dtype == np.uint8 and images.ndim == 5
+            assert ok, f"images {images.dtype} {images.shape}: expected uint8 [t, v, h, w, 3]"
             t, v, _, _, c = images.shape
-            assert v == self.num_views and c == 3, f"images shape {images.shape}: expected {self.num_views} view(s) of RGB"
-            assert states.dtype == np.float32 and states.shape == (t, self.state_dim), f"state {states.dtype} {states.shape}"
+            assert v == self.num_views and c == 3, f"images {images.shape}: expected {self.num_views} view(s) of RGB"
+            ok = states.dtype == np.float32 and states.shape == (t, self.state_dim)
+            assert ok, f"state {states.dtype} {states.shape}: expected float32 [{t}, {self.state_dim}]"
             if req.get("exec_start_idx", 0) > 0:
                 self.exec_start_idx = int(req["exec_start_idx"])
             self.step_idx += t
@@ -91,11 +94,15 @@ async def serve(args: argparse.Namespace) -> None:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m engram_ml.servers.robomme_standin", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m engram_ml.servers.robomme_standin", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8011, help="port (0: any free one; the URL is printed)")
     parser.add_argument("--horizon", type=int, default=20, help="rows per chunk (MME-VLA: 20)")
-    parser.add_argument("--log", default=None, help="append each request's fields (dtype and shape of arrays) as JSON lines")
+    parser.add_argument(
+        "--log", default=None, help="append each request's fields (dtype and shape of arrays) as JSON lines"
+    )
     args = parser.parse_args(argv)
     try:
         asyncio.run(serve(args))

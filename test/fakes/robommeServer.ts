@@ -10,11 +10,18 @@ import { WebSocketServer, type WebSocket } from "ws";
 import type { AddressInfo } from "node:net";
 import { decodeFrame, encodeFrame, f32Array, type NdArray, type WireValue } from "../../src/policy/remote/wire.js";
 
-/** What the server does instead of the nominal reply: no reply (to this or any later request: a hung server), a traceback text frame (the real server's error path), a reply without its finished flag. */
+/**
+ * What the server does instead of the nominal reply: no reply (to this or any later request: a hung
+ * server), a traceback text frame and close 1011 (the real server's error path), a reply without its
+ * finished flag.
+ */
 export type RoboMMEFault = "silent" | "text_error" | "unfinished";
 
 /** A request as received, with the op the server's code would take it for. */
 export interface RoboMMERequest { op: "reset" | "add_buffer" | "infer"; fields: { [key: string]: WireValue } }
+
+/** What the real server sends before closing with 1011 when a request fails (the traceback's tail). */
+const TRACEBACK = "Traceback (most recent call last):\n  ...\nAssertionError: history feats is empty, add buffer first";
 
 export class FakeRoboMMEServer {
   private wss: WebSocketServer | null = null;
@@ -23,7 +30,10 @@ export class FakeRoboMMEServer {
   /** Calls per op since start, over all connections (a fault at call n happens once, not again after a reconnect). */
   private readonly counts = new Map<string, number>();
 
-  constructor(private readonly o: { horizon?: number; fault?: (op: RoboMMERequest["op"], n: number) => RoboMMEFault | null } = {}) {}
+  constructor(private readonly o: {
+    horizon?: number;
+    fault?: (op: RoboMMERequest["op"], n: number) => RoboMMEFault | null;
+  } = {}) {}
 
   get url(): string {
     return `ws://127.0.0.1:${this.port}`;
@@ -61,7 +71,10 @@ export class FakeRoboMMEServer {
       this.requests.push({ op, fields });
       switch (this.o.fault?.(op, n) ?? null) {
         case "silent": hung = true; return;
-        case "text_error": ws.send("Traceback (most recent call last):\n  ...\nAssertionError: history feats is empty, add buffer first"); ws.close(1011); return;
+        case "text_error":
+          ws.send(TRACEBACK);
+          ws.close(1011);
+          return;
         case "unfinished": ws.send(encodeFrame({ [`${op}_time_ms`]: 1 })); return;
         default: break;
       }

@@ -11,8 +11,10 @@ import { policyIoFields } from "./policyManifest.js";
 /** One slice of the policy state vector sent under its own openpi observation key. */
 const stateSliceSchema = z.object({ key: z.string().min(1), start: intIn(0, 255), length: intIn(1, 256) }).strict();
 
-/** One dim's affine map between Engram's units and the server's: `theirs = scale * ours + offset` (state) or back (actions). */
-const affineSchema = z.object({ index: intIn(0, 255), scale: finiteWithin(1e6), offset: finiteWithin(1e6).default(0) }).strict();
+/** One dim's affine map between Engram's units and the server's (state: `theirs = scale * ours + offset`). */
+const affineSchema = z.object({
+  index: intIn(0, 255), scale: finiteWithin(1e6), offset: finiteWithin(1e6).default(0),
+}).strict();
 
 /**
  * protocol robomme (RoboMME's MME-VLA server, docs/remote-policy.md): which cameras and state dims go
@@ -21,14 +23,14 @@ const affineSchema = z.object({ index: intIn(0, 255), scale: finiteWithin(1e6), 
 const robommeSchema = z.object({
   /** Engram camera → `infer` key (RoboMME: front → observation/image, wrist → observation/wrist_image). */
   images: z.record(z.string(), z.string().min(1)),
-  /** Cameras whose frames enter the server's memory through `add_buffer`, in its view order (RoboMME: the front one). */
+  /** Cameras whose frames enter the server's memory through `add_buffer`, in view order (RoboMME: the front one). */
   memory_cameras: z.array(z.string().min(1)).min(1),
   /** `infer` key of the state vector (float32 [state_dim]; the same rows go to add_buffer's `state`). */
   state_key: z.string().min(1).default("observation/state"),
   prompt_key: z.string().min(1).default("prompt"),
   /** Engram units → the server's, per state dim (RoboMME's gripper state is one finger's travel: width / 2). */
   state_map: z.array(affineSchema).default([]),
-  /** The server's units → Engram's, per action dim: `ours = scale * theirs + offset` (RoboMME's gripper: 1 open, -1 closed). */
+  /** The server's units → Engram's, per action dim: `ours = scale * theirs + offset` (RoboMME's gripper: 1 / -1). */
   action_map: z.array(affineSchema).default([]),
   /** Frames buffered by observe() are sent when this many wait, and always before an `infer`. */
   max_buffer_frames: intIn(1, 4096).default(16),
@@ -89,7 +91,10 @@ export const remotePolicySchema = z.object({
   robomme: robommeSchema.optional(),
 }).strict().superRefine((m, ctx) => {
   if (m.protocol === "openpi" && !m.openpi) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["openpi"], message: "expected an openpi: mapping (images, state) for protocol openpi" });
-  if (m.protocol === "robomme" && !m.robomme) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["robomme"], message: "expected a robomme: mapping (images, memory_cameras) for protocol robomme" });
+  if (m.protocol === "robomme" && !m.robomme) {
+    const message = "expected a robomme: mapping (images, memory_cameras) for protocol robomme";
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["robomme"], message });
+  }
   checkRobomme(m, ctx);
   for (const [i, s] of (m.openpi?.state ?? []).entries()) {
     if (s.start + s.length > m.state_dim) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["openpi", "state", i], message: `slice ${s.start}+${s.length} runs past state_dim ${m.state_dim}` });
@@ -100,7 +105,10 @@ export const remotePolicySchema = z.object({
 });
 
 /** The robomme mapping's cameras are the bundle's, its maps' dims within the state and action dims. */
-function checkRobomme(m: { cameras: string[]; state_dim: number; action_dim: number; robomme?: z.output<typeof robommeSchema> }, ctx: z.RefinementCtx): void {
+function checkRobomme(
+  m: { cameras: string[]; state_dim: number; action_dim: number; robomme?: z.output<typeof robommeSchema> },
+  ctx: z.RefinementCtx,
+): void {
   const r = m.robomme;
   if (!r) return;
   const cams: Array<[string, (string | number)[]]> = [
@@ -108,12 +116,14 @@ function checkRobomme(m: { cameras: string[]; state_dim: number; action_dim: num
     ...r.memory_cameras.map((c, i): [string, (string | number)[]] => [c, ["robomme", "memory_cameras", i]]),
   ];
   for (const [cam, path] of cams) {
-    if (!m.cameras.includes(cam)) ctx.addIssue({ code: z.ZodIssueCode.custom, path, message: `camera "${cam}" is not in cameras [${m.cameras.join(", ")}]` });
+    const message = `camera "${cam}" is not in cameras [${m.cameras.join(", ")}]`;
+    if (!m.cameras.includes(cam)) ctx.addIssue({ code: z.ZodIssueCode.custom, path, message });
   }
   const dims: Array<["state_map" | "action_map", number]> = [["state_map", m.state_dim], ["action_map", m.action_dim]];
   for (const [field, dim] of dims) {
     for (const [i, a] of r[field].entries()) {
-      if (a.index >= dim) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["robomme", field, i, "index"], message: `index ${a.index} is past ${field === "state_map" ? "state_dim" : "action_dim"} ${dim}` });
+      const message = `index ${a.index} is past ${field === "state_map" ? "state_dim" : "action_dim"} ${dim}`;
+      if (a.index >= dim) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["robomme", field, i, "index"], message });
     }
   }
 }

@@ -12,12 +12,12 @@
  * waiting up to `reconnect.give_up_s`.
  */
 import type { RemotePolicyManifest } from "../../config/index.js";
-import { layoutNames } from "../../robot/layout.js";
 import type { LayoutSpec } from "../../robot/types.js";
 import { chunkToRobotOrder } from "../mem0/layout.js";
 import type { ActionChunk, EpisodeInfo, ObserveResult, Policy, PolicySpec, PreparedObservation } from "../types.js";
-import { PolicyConnection } from "./PolicyConnection.js";
-import { actionLayout, readCa, settle, type RemoteOptions } from "./RemotePolicy.js";
+import type { PolicyConnection } from "./PolicyConnection.js";
+import { actionLayout, settle, type RemoteOptions } from "./RemotePolicy.js";
+import { remoteConnection, remoteSpec, robotOrderOf } from "./remoteParts.js";
 import { addBufferRequest, checkFinished, inferRequest, readChunk, RESET_REQUEST } from "./robommeWire.js";
 import type { WireValue } from "./wire.js";
 
@@ -43,34 +43,33 @@ export class RoboMMEPolicy implements Policy {
   private bufferFault: Error | null = null;
   /** Counts resets: a reply (or fault) of an earlier episode that lands late is ignored. */
   private episodeEpoch = 0;
-  /** Round trips of `infer` (add_buffer included) and the time act() kept the loop waiting, ms (bench figures). */
-  readonly timing = { actRoundTripMs: [] as number[], actCallMs: [] as number[] };
+  /** Round trips of `infer` (the add_buffer before it included), ms, since construction (bench figures). */
+  readonly timing = { actRoundTripMs: [] as number[] };
 
-  constructor(private readonly m: RemotePolicyManifest, private readonly where: string, private readonly opts: RemoteOptions = {}) {
-    if (m.protocol !== "robomme" || !m.robomme) throw new Error(`${where}: RoboMMEPolicy needs protocol: robomme and a robomme: mapping`);
+  constructor(
+    private readonly m: RemotePolicyManifest,
+    private readonly where: string,
+    private readonly opts: RemoteOptions = {},
+  ) {
+    if (m.protocol !== "robomme" || !m.robomme) {
+      throw new Error(`${where}: RoboMMEPolicy needs protocol: robomme and a robomme: mapping (it is ${m.protocol})`);
+    }
     this.url = opts.url ?? m.url;
-    const token = m.token_env ? (opts.env ?? process.env)[m.token_env] : undefined;
-    if (m.token_env && !token) throw new Error(`${where}: token_env: environment variable ${m.token_env} is not set (it holds the policy server's token)`);
-    this.conn = new PolicyConnection({
-      url: this.url, token, ca: m.ca_file ? readCa(m.ca_file, where) : undefined, timeoutMs: m.timeout_ms,
-      reconnect: { initialMs: m.reconnect.initial_ms, maxMs: m.reconnect.max_ms }, connectTimeoutMs: m.connect_timeout_ms,
-      onEvent: (e) => opts.onRemoteEvent?.({ kind: "connection", what: e.kind, url: e.url, reason: e.reason, attempt: e.attempt }),
-    });
+    this.conn = remoteConnection(m, where, this.url, opts);
     this.layout = actionLayout(m, opts, where);
-    this.robotOrder = opts.robot && this.layout.kind === "joint" ? opts.robot.joints.map((j) => j.name).filter((n) => layoutNames(this.layout).includes(n)) : undefined;
-    this.spec = {
-      name: m.name, cameras: [...m.cameras], imageSize: { width: m.image.width, height: m.image.height }, layout: m.layout.action,
-      horizon: m.horizon, controlHz: m.control_hz, pixelNormalization: { mean: [...m.image.pixel_normalization.mean], std: [...m.image.pixel_normalization.std] },
-    };
+    this.robotOrder = robotOrderOf(this.layout, opts.robot);
+    this.spec = remoteSpec(m);
   }
 
-  /** Waits (with backoff, up to reconnect.give_up_s) for the server, then sends `reset` (its memory and step count clear). */
+  /** Waits (with backoff, up to reconnect.give_up_s) for the server, then sends `reset` (its memory clears). */
   async reset(episode: EpisodeInfo): Promise<void> {
     this.episodeEpoch++;
-    Object.assign(this, { step: 0, current: null, unsent: [], demonstrationFrames: 0, execStartSent: false, inFlight: [], bufferFault: null });
+    Object.assign(this, { step: 0, current: null, unsent: [], demonstrationFrames: 0, execStartSent: false });
+    Object.assign(this, { inFlight: [], bufferFault: null });
     const progress = this.opts.onProgress ?? ((line: string) => process.stderr.write(`[remote] ${line}\n`));
     await this.conn.openWithin(this.m.reconnect.give_up_s * 1000, progress);
-    checkFinished(this.replyMap(await settle(this.conn.request(RESET_REQUEST, "reset")), "reset"), "reset", `${this.where}: server ${this.url}`);
+    const reply = this.replyMap(await settle(this.conn.request(RESET_REQUEST, "reset")), "reset");
+    checkFinished(reply, "reset", `${this.where}: server ${this.url}`);
     this.instruction = episode.instruction;
   }
 
@@ -88,7 +87,10 @@ export class RoboMMEPolicy implements Policy {
    * server to hold them. Called after reset() and before the first observe().
    */
   async observeDemonstration(frames: readonly PreparedObservation[]): Promise<void> {
-    if (this.step > 0) throw new Error(`${this.where}: observeDemonstration() after the episode's first observe() (step ${this.step}); a demonstration comes first`);
+    if (this.step > 0) {
+      const when = `after the episode's first observe() (step ${this.step})`;
+      throw new Error(`${this.where}: observeDemonstration() ${when}; a demonstration comes first`);
+    }
     this.demonstrationFrames += frames.length;
     this.unsent.push(...frames);
     this.flush();
@@ -118,8 +120,8 @@ export class RoboMMEPolicy implements Policy {
       const roundTripMs = performance.now() - t0;
       this.timing.actRoundTripMs.push(roundTripMs);
       const { jointNames, actions } = chunkToRobotOrder(this.layout, chunk.values, chunk.horizon, this.robotOrder);
-      this.opts.onRemoteEvent?.({ kind: "chunk", step, fromStep: step, dropped: 0, waitedMs: roundTripMs, roundTripMs, prefetched: false });
-      this.timing.actCallMs.push(performance.now() - t0);
+      const event = { step, fromStep: step, dropped: 0, waitedMs: roundTripMs, roundTripMs, prefetched: false };
+      this.opts.onRemoteEvent?.({ kind: "chunk", ...event });
       return { jointNames, actions, horizon: chunk.horizon, dim: jointNames.length };
     } catch (err) {
       return this.fault(err as Error);
@@ -134,16 +136,22 @@ export class RoboMMEPolicy implements Policy {
   /** Sends the unsent frames as `add_buffer` requests (no waiting); their replies are checked by drain(). */
   private flush(): void {
     const batch = this.m.robomme!.max_buffer_frames;
+    const where = `${this.where}: server ${this.url}`;
     while (this.unsent.length) {
       const frames = this.unsent.splice(0, batch);
-      // RoboMME sends exec_start_idx with the episode's first batch; demonstration batches repeat it (the server keeps any > 0).
+      // RoboMME sends exec_start_idx with the episode's first batch; demonstration batches repeat it
+      // (the server keeps any value > 0).
       const execStartIdx = this.execStartSent ? 0 : this.demonstrationFrames;
       if (this.step > 0) this.execStartSent = true;
       const epoch = this.episodeEpoch;
       const reply = settle(this.conn.request(addBufferRequest(this.m, frames, execStartIdx), "add_buffer"));
       void reply.then((r) => {
         if (epoch !== this.episodeEpoch) return;
-        try { checkFinished(this.replyMap(r, "add_buffer"), "add_buffer", `${this.where}: server ${this.url}`); } catch (err) { this.bufferFault ??= err as Error; }
+        try {
+          checkFinished(this.replyMap(r, "add_buffer"), "add_buffer", where);
+        } catch (err) {
+          this.bufferFault ??= err as Error;
+        }
       });
       this.inFlight.push(reply);
     }
@@ -152,14 +160,16 @@ export class RoboMMEPolicy implements Policy {
   /** Awaits every `add_buffer` reply in flight; throws the first fault. */
   private async drain(): Promise<void> {
     const replies = this.inFlight.splice(0);
-    for (const r of replies) checkFinished(this.replyMap(await r, "add_buffer"), "add_buffer", `${this.where}: server ${this.url}`);
+    const where = `${this.where}: server ${this.url}`;
+    for (const r of replies) checkFinished(this.replyMap(await r, "add_buffer"), "add_buffer", where);
     if (this.bufferFault) throw this.bufferFault;
   }
 
   /** The reply map, or throws the transport fault naming the bundle. */
   private replyMap(reply: WireValue | Error, what: string): WireMap {
     if (reply instanceof Error) throw new Error(`${this.where}: ${reply.message}`);
-    if (reply === null || typeof reply !== "object" || Array.isArray(reply) || ArrayBuffer.isView(reply) || "dtype" in reply) {
+    const isMap = reply !== null && typeof reply === "object" && !Array.isArray(reply) && !ArrayBuffer.isView(reply);
+    if (!isMap || "dtype" in reply) {
       throw new Error(`${this.where}: server ${this.url}: ${what} reply is not a map`);
     }
     return reply as WireMap;

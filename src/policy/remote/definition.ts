@@ -13,7 +13,8 @@ export type { RemoteOptions } from "./RemotePolicy.js";
 export function loadRemotePolicy(bundlePath: string, opts: RemoteOptions = {}): RemotePolicy | RoboMMEPolicy {
   const file = manifestFileOf(bundlePath);
   const { manifest } = loadRemoteManifest(file);
-  return manifest.protocol === "robomme" ? new RoboMMEPolicy(manifest, file, opts) : new RemotePolicy(manifest, file, opts);
+  if (manifest.protocol === "robomme") return new RoboMMEPolicy(manifest, file, opts);
+  return new RemotePolicy(manifest, file, opts);
 }
 
 /** Registry entry for remote bundles. */

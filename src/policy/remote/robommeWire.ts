@@ -38,43 +38,61 @@ export function inferRequest(m: RemotePolicyManifest, obs: PreparedObservation, 
  * memory cameras), `state` float32 [N, state_dim], and `exec_start_idx` (the count of
  * demonstration frames before the first executed step; the server keeps it only when > 0).
  */
-export function addBufferRequest(m: RemotePolicyManifest, frames: readonly PreparedObservation[], execStartIdx: number): WireMap {
-  const r = robommeOf(m);
+export function addBufferRequest(
+  m: RemotePolicyManifest, frames: readonly PreparedObservation[], execStartIdx: number,
+): WireMap {
+  const views = robommeOf(m).memory_cameras;
   const { width, height } = m.image;
   const frameBytes = height * width * 3;
-  const images = new Uint8Array(frames.length * r.memory_cameras.length * frameBytes);
+  const images = new Uint8Array(frames.length * views.length * frameBytes);
   const states = new Float32Array(frames.length * m.state_dim);
   frames.forEach((obs, i) => {
-    r.memory_cameras.forEach((camera, v) => images.set(uint8Image(m, obs, camera).data as Uint8Array, (i * r.memory_cameras.length + v) * frameBytes));
+    views.forEach((camera, v) => {
+      images.set(uint8Image(m, obs, camera).data as Uint8Array, (i * views.length + v) * frameBytes);
+    });
     states.set(serverState(m, obs.state), i * m.state_dim);
   });
-  const imageArray: NdArray = { dtype: "|u1", shape: [frames.length, r.memory_cameras.length, height, width, 3], data: images };
-  return { add_buffer: true, images: imageArray, state: f32Array(states, [frames.length, m.state_dim]), exec_start_idx: execStartIdx };
+  return {
+    add_buffer: true,
+    images: { dtype: "|u1", shape: [frames.length, views.length, height, width, 3], data: images },
+    state: f32Array(states, [frames.length, m.state_dim]),
+    exec_start_idx: execStartIdx,
+  };
 }
 
 /** Throws unless the reply to `reset` / `add_buffer` carries its `<op>_finished: true` flag. */
 export function checkFinished(reply: WireMap, op: "reset" | "add_buffer", where: string): void {
   const flag = `${op}_finished`;
-  if (reply[flag] !== true) throw new Error(`${where}: ${op} reply ${flag} is ${String(reply[flag])}, expected true (keys: ${Object.keys(reply).join(", ") || "none"})`);
+  if (reply[flag] === true) return;
+  const keys = Object.keys(reply).join(", ") || "none";
+  throw new Error(`${where}: ${op} reply ${flag} is ${String(reply[flag])}, expected true (keys: ${keys})`);
 }
 
 /**
  * The `infer` reply's first `horizon` rows of `actions` [H ≥ 1, action_dim] (MME-VLA sends 20 and
  * RoboMME executes 16) as float64 in Engram's units (`action_map` applied). A bad array throws.
  */
-export function readChunk(reply: WireMap, m: RemotePolicyManifest, where: string): { values: Float64Array; horizon: number } {
+export function readChunk(
+  reply: WireMap, m: RemotePolicyManifest, where: string,
+): { values: Float64Array; horizon: number } {
   const a = readActions(reply, m, where);
   const horizon = Math.min(a.horizon, m.horizon);
   const values = a.values.slice(0, horizon * m.action_dim);
   for (let k = 0; k < horizon; k++) {
-    for (const map of robommeOf(m).action_map) values[k * m.action_dim + map.index] = map.scale * values[k * m.action_dim + map.index]! + map.offset;
+    for (const map of robommeOf(m).action_map) {
+      const i = k * m.action_dim + map.index;
+      values[i] = map.scale * values[i]! + map.offset;
+    }
   }
   return { values, horizon };
 }
 
 function uint8Image(m: RemotePolicyManifest, obs: PreparedObservation, camera: string): NdArray {
   const chw = obs.images[camera];
-  if (!chw) throw new Error(`robomme observation: no image for camera "${camera}" (has: ${Object.keys(obs.images).join(", ") || "none"})`);
+  if (!chw) {
+    const has = Object.keys(obs.images).join(", ") || "none";
+    throw new Error(`robomme observation: no image for camera "${camera}" (has: ${has})`);
+  }
   return toUint8Hwc(chw, m.image.width, m.image.height, m.image.pixel_normalization);
 }
 
