@@ -18,21 +18,33 @@ import { FakeRoboMMEServer, type RoboMMEFault, type RoboMMERequest } from "../fa
 
 const BUNDLE = "policies/robomme-remote";
 const robot = loadRobotProfile("robots/franka-droid.yaml").profile;
-const EPISODE = { task: "VideoRepick", episode: 0, seed: 3, instruction: "watch the video carefully, then pick up the same cube" };
+const EPISODE = {
+  task: "VideoRepick", episode: 0, seed: 3, instruction: "watch the video carefully, then pick up the same cube",
+};
 const PIXELS = 3 * 256 * 256;
 
 function frame(k: number, gripperM = 0.08): PreparedObservation {
   const img = new Float32Array(PIXELS).fill((k % 5) / 4);
-  return { stampNs: BigInt(k) * 66_000_000n, images: { exterior_left: img, wrist: new Float32Array(PIXELS).fill(0.5) }, state: Float64Array.from([0.1 * k, -0.5, 0, -2, 0, 1.5, 0.8, gripperM]) };
+  return {
+    stampNs: BigInt(k) * 66_000_000n,
+    images: { exterior_left: img, wrist: new Float32Array(PIXELS).fill(0.5) },
+    state: Float64Array.from([0.1 * k, -0.5, 0, -2, 0, 1.5, 0.8, gripperM]),
+  };
 }
 
-async function withPolicy(fault: ((op: RoboMMERequest["op"], n: number) => RoboMMEFault | null) | undefined, body: (p: RoboMMEPolicy, s: FakeRoboMMEServer, faults: string[]) => Promise<void>, over: { timeoutMs?: number } = {}): Promise<void> {
+type FaultAt = (op: RoboMMERequest["op"], n: number) => RoboMMEFault | null;
+type Body = (p: RoboMMEPolicy, s: FakeRoboMMEServer, faults: string[]) => Promise<void>;
+
+/** The shipped bundle (timeout_ms 300 for the fault tests) against a fresh stand-in server. */
+async function withPolicy(fault: FaultAt | undefined, body: Body): Promise<void> {
   const server = new FakeRoboMMEServer({ fault });
   await server.start();
   const faults: string[] = [];
-  const policy = loadRemotePolicy(BUNDLE, { robot, url: server.url, onProgress: () => undefined, onRemoteEvent: (e) => { if (e.kind === "fault") faults.push(e.reason); } });
-  assert.ok(policy instanceof RoboMMEPolicy, "protocol: robomme loads a RoboMMEPolicy");
-  if (over.timeoutMs) (policy as unknown as { conn: { o: { timeoutMs: number } } }).conn.o.timeoutMs = over.timeoutMs;
+  const { manifest } = loadRemoteManifest(`${BUNDLE}/policy.yaml`);
+  const policy = new RoboMMEPolicy({ ...manifest, timeout_ms: 300 }, `${BUNDLE}/policy.yaml`, {
+    robot, url: server.url, onProgress: () => undefined,
+    onRemoteEvent: (e) => { if (e.kind === "fault") faults.push(e.reason); },
+  });
   try {
     await body(policy, server, faults);
   } finally {
@@ -43,7 +55,7 @@ async function withPolicy(fault: ((op: RoboMMERequest["op"], n: number) => RoboM
 
 const shape = (v: unknown) => [(v as NdArray).dtype, (v as NdArray).shape];
 
-test("reset, a demonstration, observe and act send RoboMME's frames: flags, shapes, dtypes, exec_start_idx", async () => {
+test("reset, a demonstration, observe and act send RoboMME's flags, shapes, dtypes, exec_start_idx", async () => {
   await withPolicy(undefined, async (p, s) => {
     await p.reset(EPISODE);
     assert.deepEqual(s.of("reset"), [{ reset: true }]);
@@ -57,25 +69,31 @@ test("reset, a demonstration, observe and act send RoboMME's frames: flags, shap
     assert.equal(s.of("add_buffer").length, 2, "observe() batches: nothing sent before the act");
     const chunk = await p.act();
     assert.deepEqual(s.requests.slice(3).map((r) => r.op), ["add_buffer", "infer"]);
-    assert.deepEqual([shape(s.of("add_buffer")[2]!.images), s.of("add_buffer")[2]!.exec_start_idx], [["|u1", [3, 1, 256, 256, 3]], 20]);
+    const third = s.of("add_buffer")[2]!;
+    assert.deepEqual([shape(third.images), third.exec_start_idx], [["|u1", [3, 1, 256, 256, 3]], 20]);
     const req = s.of("infer")[0]!;
-    assert.deepEqual(Object.keys(req).sort(), ["observation/image", "observation/state", "observation/wrist_image", "prompt"]);
+    const keys = ["observation/image", "observation/state", "observation/wrist_image", "prompt"];
+    assert.deepEqual(Object.keys(req).sort(), keys);
     assert.deepEqual(shape(req["observation/image"]), ["|u1", [256, 256, 3]]);
     assert.deepEqual(shape(req["observation/wrist_image"]), ["|u1", [256, 256, 3]]);
     assert.deepEqual(shape(req["observation/state"]), ["<f4", [8]]);
     assert.equal(req.prompt, EPISODE.instruction);
     // The current frame's pixels (k = 22: 0.5 → 128) and its state, the gripper as one finger's travel (0.06 m / 2).
     assert.equal(((req["observation/image"] as NdArray).data as Uint8Array)[0], 128);
-    assert.deepEqual(Array.from((req["observation/state"] as NdArray).data as Float32Array), Array.from(Float32Array.from([2.2, -0.5, 0, -2, 0, 1.5, 0.8, 0.03])));
+    const sent = Array.from((req["observation/state"] as NdArray).data as Float32Array);
+    assert.deepEqual(sent, Array.from(Float32Array.from([2.2, -0.5, 0, -2, 0, 1.5, 0.8, 0.03])));
     // The server's 20 rows cut to the bundle's 16, in the profile's joint order, the gripper -1 → 0 m (closed).
     assert.equal(chunk.horizon, 16);
     assert.deepEqual(chunk.jointNames, robot.joints.map((j) => j.name));
-    assert.deepEqual(Array.from(chunk.actions.slice(15 * 8, 16 * 8)).map((v) => Number(v.toFixed(5))), [2.2, -0.5, 0, -2, 0, 1.5, 0.8, 0]);
+    const last = Array.from(chunk.actions.slice(15 * 8, 16 * 8)).map((v) => Number(v.toFixed(5)));
+    assert.deepEqual(last, [2.2, -0.5, 0, -2, 0, 1.5, 0.8, 0]);
     // The next chunk: only the frames since, exec_start_idx 0 (the server keeps the first one's).
     for (let k = 0; k < 16; k++) await p.observe(frame(23 + k));
     await p.act();
-    assert.deepEqual(s.requests.slice(5).map((r) => r.op), ["add_buffer", "infer"], "16 frames: one add_buffer (sent by the 16th observe), then infer");
-    assert.deepEqual(s.of("add_buffer").slice(3).map((r) => [shape(r.images)[1], r.exec_start_idx]), [[[16, 1, 256, 256, 3], 0]]);
+    const why = "16 frames: one add_buffer (sent by the 16th observe), then infer";
+    assert.deepEqual(s.requests.slice(5).map((r) => r.op), ["add_buffer", "infer"], why);
+    const fourth = s.of("add_buffer")[3]!;
+    assert.deepEqual([shape(fourth.images)[1], fourth.exec_start_idx], [[16, 1, 256, 256, 3], 0]);
     assert.equal(s.of("infer").length, 2);
   });
 });
@@ -89,9 +107,11 @@ test("an episode without a demonstration sends exec_start_idx 0; reset clears wh
     p.setInstruction("watch the video carefully, then press the button");
     await p.act();
     assert.deepEqual(s.requests.map((r) => r.op), ["reset", "reset", "add_buffer", "infer"]);
-    assert.deepEqual([shape(s.of("add_buffer")[0]!.images)[1], s.of("add_buffer")[0]!.exec_start_idx], [[1, 1, 256, 256, 3], 0]);
+    const first = s.of("add_buffer")[0]!;
+    assert.deepEqual([shape(first.images)[1], first.exec_start_idx], [[1, 1, 256, 256, 3], 0]);
     assert.equal(s.of("infer")[0]!.prompt, "watch the video carefully, then press the button");
-    await assert.rejects(p.observeDemonstration([frame(2)]), /observeDemonstration\(\) after the episode's first observe\(\)/);
+    const late = /observeDemonstration\(\) after the episode's first observe\(\)/;
+    await assert.rejects(p.observeDemonstration([frame(2)]), late);
   });
 });
 
@@ -114,7 +134,7 @@ for (const [fault, op, cause] of [
       await p.reset({ ...EPISODE, episode: 1 });
       await p.observe(frame(1));
       assert.equal((await p.act()).horizon, 16);
-    }, { timeoutMs: 300 });
+    });
   });
 }
 
@@ -129,18 +149,26 @@ test("the robomme mapping is checked on load: protocol robomme needs it, its cam
   assert.equal(manifest.protocol, "robomme");
   assert.deepEqual(manifest.robomme!.memory_cameras, ["exterior_left"]);
   const mapping = { images: { head: "observation/image" }, memory_cameras: ["head"] };
-  const load = (over: Record<string, unknown>) => () => loadRemoteManifest(`${writeRemoteBundle("ws://127.0.0.1:1", { protocol: "robomme", ...over })}/policy.yaml`);
+  const URL = "ws://127.0.0.1:1";
+  const bundle = (over: Record<string, unknown>) => writeRemoteBundle(URL, { protocol: "robomme", ...over });
+  const load = (over: Record<string, unknown>) => () => loadRemoteManifest(`${bundle(over)}/policy.yaml`);
   assert.doesNotThrow(load({ robomme: mapping }));
   assert.throws(load({}), /robomme.*expected a robomme: mapping/s);
-  assert.throws(load({ robomme: { ...mapping, memory_cameras: ["front"] } }), /robomme\.memory_cameras\[0\]: camera "front" is not in cameras \[head, left_wrist, right_wrist\]/s);
-  assert.throws(load({ robomme: { ...mapping, action_map: [{ index: 16, scale: 1 }] } }), /robomme\.action_map\[0\]\.index: index 16 is past action_dim 16/s);
+  assert.throws(load({ robomme: { ...mapping, memory_cameras: ["front"] } }),
+    /robomme\.memory_cameras\[0\]: camera "front" is not in cameras \[head, left_wrist, right_wrist\]/s);
+  assert.throws(load({ robomme: { ...mapping, action_map: [{ index: 16, scale: 1 }] } }),
+    /robomme\.action_map\[0\]\.index: index 16 is past action_dim 16/s);
+  const loaded = loadRemotePolicy(BUNDLE, { robot });
+  assert.ok(loaded instanceof RoboMMEPolicy, "protocol: robomme loads a RoboMMEPolicy");
+  void loaded.close();
 });
 
 test("a chunk with a non-finite value or another action width is refused whole", async () => {
   const { manifest } = loadRemoteManifest(`${BUNDLE}/policy.yaml`);
-  const rows = (h: number, d: number, bad = false) => ({ actions: f32Array(Float32Array.from({ length: h * d }, (_, i) => (bad && i === 9 ? Number.NaN : 0)), [h, d]) });
+  const values = (n: number, bad: boolean) => Float32Array.from({ length: n }, (_, i) => (bad && i === 9 ? NaN : 0));
+  const rows = (h: number, d: number, bad = false) => ({ actions: f32Array(values(h * d, bad), [h, d]) });
   assert.equal(readChunk(rows(20, 8), manifest, "t").horizon, 16);
   assert.equal(readChunk(rows(10, 8), manifest, "t").horizon, 10, "a shorter chunk is used whole");
-  assert.throws(() => readChunk(rows(20, 8, true), manifest, "t"), /actions\[1\]\[1\] is NaN, expected a finite number/);
+  assert.throws(() => readChunk(rows(20, 8, true), manifest, "t"), /actions\[1\]\[1\] is NaN, expected a finite/);
   assert.throws(() => readChunk(rows(20, 7), manifest, "t"), /actions shape \[20, 7\], expected \[H, 8\]/);
 });
