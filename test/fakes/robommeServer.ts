@@ -32,6 +32,8 @@ export class FakeRoboMMEServer {
 
   constructor(private readonly o: {
     horizon?: number;
+    /** Added latency per reply, ms (replies stay in order). */
+    delayMs?: number;
     fault?: (op: RoboMMERequest["op"], n: number) => RoboMMEFault | null;
   } = {}) {}
 
@@ -62,13 +64,14 @@ export class FakeRoboMMEServer {
   private serve(ws: WebSocket): void {
     let hung = false;
     ws.send(encodeFrame({}));
-    ws.on("message", (data) => {
+    ws.on("message", async (data) => {
       if (hung) return;
       const fields = decodeFrame(new Uint8Array(data as Buffer)) as { [key: string]: WireValue };
       const op = fields.reset === true ? "reset" : fields.add_buffer === true ? "add_buffer" : "infer";
       const n = this.counts.get(op) ?? 0;
       this.counts.set(op, n + 1);
       this.requests.push({ op, fields });
+      if (this.o.delayMs) await new Promise((r) => setTimeout(r, this.o.delayMs));
       switch (this.o.fault?.(op, n) ?? null) {
         case "silent": hung = true; return;
         case "text_error":

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { loadRemoteManifest } from "../../src/config/index.js";
+import type { RemoteEvent } from "../../src/policy/remote/RemotePolicy.js";
 import { loadRemotePolicy } from "../../src/policy/remote/definition.js";
 import { RoboMMEPolicy } from "../../src/policy/remote/RoboMMEPolicy.js";
 import { readChunk } from "../../src/policy/remote/robommeWire.js";
@@ -32,18 +33,22 @@ function frame(k: number, gripperM = 0.08): PreparedObservation {
   };
 }
 
+const chunks: Extract<RemoteEvent, { kind: "chunk" }>[] = [];
 type FaultAt = (op: RoboMMERequest["op"], n: number) => RoboMMEFault | null;
 type Body = (p: RoboMMEPolicy, s: FakeRoboMMEServer, faults: string[]) => Promise<void>;
 
 /** The shipped bundle (timeout_ms 300 for the fault tests) against a fresh stand-in server. */
-async function withPolicy(fault: FaultAt | undefined, body: Body): Promise<void> {
-  const server = new FakeRoboMMEServer({ fault });
+async function withPolicy(fault: FaultAt | undefined, body: Body, delayMs = 0): Promise<void> {
+  const server = new FakeRoboMMEServer({ fault, delayMs });
   await server.start();
   const faults: string[] = [];
   const { manifest } = loadRemoteManifest(`${BUNDLE}/policy.yaml`);
   const policy = new RoboMMEPolicy({ ...manifest, timeout_ms: 300 }, `${BUNDLE}/policy.yaml`, {
     robot, url: server.url, onProgress: () => undefined,
-    onRemoteEvent: (e) => { if (e.kind === "fault") faults.push(e.reason); },
+    onRemoteEvent: (e) => {
+      if (e.kind === "fault") faults.push(e.reason);
+      if (e.kind === "chunk") chunks.push(e);
+    },
   });
   try {
     await body(policy, server, faults);
@@ -138,6 +143,23 @@ for (const [fault, op, cause] of [
   });
 }
 
+test("a slow server: the next infer goes out d ticks early, its chunk aligned to the tick it is used at", async () => {
+  await withPolicy(undefined, async (p, s) => {
+    chunks.length = 0;
+    await p.reset(EPISODE);
+    await p.observe(frame(0));
+    await p.act(); // the first chunk: asked for at the tick, its round trip (~150 ms) measured
+    for (let k = 1; k <= 16; k++) await p.observe(frame(k));
+    const chunk = await p.act();
+    // Ticks are 66 ms apart (the stamps), the round trip ~150 ms: d = ceil((150 + 33) / 66) - 1 = 2.
+    const seen = chunks.map((c) => [c.step, c.fromStep, c.dropped, c.prefetched]);
+    assert.deepEqual(seen, [[0, 0, 0, false], [16, 14, 2, true]]);
+    assert.equal(chunk.horizon, 16, "MME-VLA's 20 rows less the 2 past still cover the 16 to execute");
+    assert.equal(Number(chunk.actions[0]!.toFixed(5)), 1.4, "the rows of the observation at step 14");
+    assert.equal(s.of("infer").length, 2);
+  }, 150);
+});
+
 test("a reset reply without reset_finished fails the reset", async () => {
   await withPolicy((op) => (op === "reset" ? "unfinished" : null), async (p) => {
     await assert.rejects(p.reset(EPISODE), /reset reply reset_finished is undefined, expected true/);
@@ -167,8 +189,8 @@ test("a chunk with a non-finite value or another action width is refused whole",
   const { manifest } = loadRemoteManifest(`${BUNDLE}/policy.yaml`);
   const values = (n: number, bad: boolean) => Float32Array.from({ length: n }, (_, i) => (bad && i === 9 ? NaN : 0));
   const rows = (h: number, d: number, bad = false) => ({ actions: f32Array(values(h * d, bad), [h, d]) });
-  assert.equal(readChunk(rows(20, 8), manifest, "t").horizon, 16);
-  assert.equal(readChunk(rows(10, 8), manifest, "t").horizon, 10, "a shorter chunk is used whole");
+  assert.equal(readChunk(rows(20, 8), manifest, "t").horizon, 20, "all rows: the policy aligns, then cuts to horizon");
+  assert.equal(readChunk(rows(10, 8), manifest, "t").horizon, 10);
   assert.throws(() => readChunk(rows(20, 8, true), manifest, "t"), /actions\[1\]\[1\] is NaN, expected a finite/);
   assert.throws(() => readChunk(rows(20, 7), manifest, "t"), /actions shape \[20, 7\], expected \[H, 8\]/);
 });

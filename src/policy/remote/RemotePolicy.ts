@@ -254,7 +254,7 @@ export class RemotePolicy implements Policy {
 }
 
 /** Appends `ms`, keeping the 50 most recent. */
-function pushRecent(window: number[], ms: number): void {
+export function pushRecent(window: number[], ms: number): void {
   window.push(ms);
   if (window.length > 50) window.shift();
 }

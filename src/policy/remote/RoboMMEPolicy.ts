@@ -5,7 +5,10 @@
  * batched as RoboMME's own evaluation does: all frames since the last call, sent right before each
  * `infer` (pipelined on the socket, so no extra round trip), or earlier once `max_buffer_frames`
  * wait. act() sends `infer` with the current observation and returns the chunk's first `horizon`
- * rows. observeDemonstration() sends a demonstration's frames as history before the first act.
+ * rows. With `latency.prefetch`, the next `infer` goes out `d` ticks before the running chunk ends
+ * (`d` from the measured round trips, as RemotePolicy does: chunkTiming.ts) and the reply is aligned
+ * to the tick it is used at. observeDemonstration() sends a demonstration's frames as history
+ * before the first act.
  *
  * Faults are PolicyConnection's (no reply within `timeout_ms`, a closed socket, a text error frame)
  * or a bad reply: observe()/act() reject naming the cause and the loop holds; reset() reconnects,
@@ -16,12 +19,22 @@ import type { LayoutSpec } from "../../robot/types.js";
 import { chunkToRobotOrder } from "../mem0/layout.js";
 import type { ActionChunk, EpisodeInfo, ObserveResult, Policy, PolicySpec, PreparedObservation } from "../types.js";
 import type { PolicyConnection } from "./PolicyConnection.js";
-import { actionLayout, settle, type RemoteOptions } from "./RemotePolicy.js";
+import { alignChunk, prefetchLeadTicks } from "./chunkTiming.js";
+import { actionLayout, pushRecent, settle, type RemoteOptions } from "./RemotePolicy.js";
 import { remoteConnection, remoteSpec, robotOrderOf } from "./remoteParts.js";
 import { addBufferRequest, checkFinished, inferRequest, readChunk, RESET_REQUEST } from "./robommeWire.js";
 import type { WireValue } from "./wire.js";
 
 type WireMap = { [key: string]: WireValue };
+
+/** An `infer` sent for observation `step`; `arrivedMs` once its reply is in. */
+interface Pending {
+  step: number;
+  stampNs: bigint;
+  sentMs: number;
+  arrivedMs?: number;
+  reply: Promise<WireValue | Error>;
+}
 
 /** One RoboMME policy per robot; not re-entrant (the loop awaits each call). */
 export class RoboMMEPolicy implements Policy {
@@ -30,9 +43,15 @@ export class RoboMMEPolicy implements Policy {
   private readonly conn: PolicyConnection;
   private readonly layout: LayoutSpec;
   private readonly robotOrder: string[] | undefined;
+  private readonly executeSteps: number;
   private instruction = "";
   private step = 0;
   private current: PreparedObservation | null = null;
+  private stamps: bigint[] = [];
+  private prefetched: Pending | null = null;
+  private nextChunkStep = 0;
+  /** Recent `infer` round trips, ms (the prefetch lead). */
+  private readonly roundTripsMs: number[] = [];
   /** Frames observed but not yet sent with `add_buffer`, in step order. */
   private unsent: PreparedObservation[] = [];
   /** Demonstration frames sent this episode: the first executed step's index (`exec_start_idx`). */
@@ -58,6 +77,7 @@ export class RoboMMEPolicy implements Policy {
     this.conn = remoteConnection(m, where, this.url, opts);
     this.layout = actionLayout(m, opts, where);
     this.robotOrder = robotOrderOf(this.layout, opts.robot);
+    this.executeSteps = Math.min(m.horizon, opts.executeSteps ?? m.latency.execute_steps ?? m.horizon);
     this.spec = remoteSpec(m);
   }
 
@@ -65,7 +85,7 @@ export class RoboMMEPolicy implements Policy {
   async reset(episode: EpisodeInfo): Promise<void> {
     this.episodeEpoch++;
     Object.assign(this, { step: 0, current: null, unsent: [], demonstrationFrames: 0, execStartSent: false });
-    Object.assign(this, { inFlight: [], bufferFault: null });
+    Object.assign(this, { inFlight: [], bufferFault: null, stamps: [], prefetched: null, nextChunkStep: 0 });
     const progress = this.opts.onProgress ?? ((line: string) => process.stderr.write(`[remote] ${line}\n`));
     await this.conn.openWithin(this.m.reconnect.give_up_s * 1000, progress);
     const reply = this.replyMap(await settle(this.conn.request(RESET_REQUEST, "reset")), "reset");
@@ -79,6 +99,7 @@ export class RoboMMEPolicy implements Policy {
   /** The prompt of the next `infer` (RoboMME prompts with the task goal). */
   setInstruction(text: string): void {
     this.instruction = text;
+    this.prefetched = null; // a chunk for the previous prompt
   }
 
   /**
@@ -99,30 +120,55 @@ export class RoboMMEPolicy implements Policy {
 
   /** Keeps the frame for `add_buffer`; RoboMME policies have no subtask classifier (σ(-∞) = 0, never an end). */
   async observe(obs: PreparedObservation): Promise<ObserveResult> {
-    this.step++;
+    const k = this.step++;
+    this.stamps[k] = obs.stampNs;
     this.current = obs;
     this.unsent.push(obs);
     if (this.unsent.length >= this.m.robomme!.max_buffer_frames) this.flush();
+    this.maybePrefetch(k);
     if (this.bufferFault) return this.fault(this.bufferFault);
     return { logit: Number.NEGATIVE_INFINITY, subtaskEnded: false };
   }
 
-  /** Sends the unsent frames and `infer` for the current observation; the chunk in robot order and units. */
+  /**
+   * The chunk for the current tick in robot order and units: the prefetched one aligned to this tick,
+   * else `infer` now (after the unsent frames). A prefetched chunk too old or too short is dropped
+   * for a fresh one (`stale_chunk` event); a fresh one that is stale, or any fault, rejects.
+   */
   async act(): Promise<ActionChunk> {
     const t0 = performance.now();
-    const step = this.step - 1;
+    const k = this.step - 1;
     try {
-      if (!this.current) throw new Error(`${this.where}: act() before observe()`);
-      this.flush();
-      const reply = settle(this.conn.request(inferRequest(this.m, this.current, this.instruction), "infer"));
-      await this.drain();
-      const chunk = readChunk(this.replyMap(await reply, "infer"), this.m, `${this.where}: infer step ${step}`);
-      const roundTripMs = performance.now() - t0;
-      this.timing.actRoundTripMs.push(roundTripMs);
-      const { jointNames, actions } = chunkToRobotOrder(this.layout, chunk.values, chunk.horizon, this.robotOrder);
-      const event = { step, fromStep: step, dropped: 0, waitedMs: roundTripMs, roundTripMs, prefetched: false };
-      this.opts.onRemoteEvent?.({ kind: "chunk", ...event });
-      return { jointNames, actions, horizon: chunk.horizon, dim: jointNames.length };
+      if (k < 0) throw new Error(`${this.where}: act() before observe()`);
+      let pending = this.prefetched;
+      this.prefetched = null;
+      for (;;) {
+        const req = pending ?? this.requestChunk(k);
+        await this.drain();
+        const reply = this.replyMap(await req.reply, "infer");
+        const chunk = readChunk(reply, this.m, `${this.where}: infer step ${req.step}`);
+        const roundTripMs = (req.arrivedMs ?? performance.now()) - req.sentMs;
+        const ageMs = Number(this.stamps[k]! - req.stampNs) / 1e6;
+        const maxAgeMs = this.m.latency.max_chunk_age_ms;
+        const aligned = alignChunk(chunk.values, chunk.horizon, this.m.action_dim, req.step, k, ageMs, maxAgeMs);
+        if (aligned.kind === "stale") {
+          this.opts.onRemoteEvent?.({ kind: "stale_chunk", step: k, reason: aligned.reason });
+          if (!pending) throw new Error(`${this.where}: ${aligned.reason}`);
+          pending = null;
+          continue;
+        }
+        pushRecent(this.roundTripsMs, roundTripMs);
+        this.timing.actRoundTripMs.push(roundTripMs);
+        const horizon = Math.min(aligned.horizon, this.m.horizon);
+        this.nextChunkStep = k + Math.min(this.executeSteps, horizon);
+        const rows = aligned.actions.subarray(0, horizon * this.m.action_dim);
+        const { jointNames, actions } = chunkToRobotOrder(this.layout, rows, horizon, this.robotOrder);
+        const waitedMs = performance.now() - t0;
+        const prefetched = pending !== null;
+        const { dropped } = aligned;
+        this.opts.onRemoteEvent?.({ kind: "chunk", step: k, fromStep: req.step, dropped, waitedMs, roundTripMs, prefetched });
+        return { jointNames, actions, horizon, dim: jointNames.length };
+      }
     } catch (err) {
       return this.fault(err as Error);
     }
@@ -131,6 +177,25 @@ export class RoboMMEPolicy implements Policy {
   /** Closes the connection. */
   async close(): Promise<void> {
     this.conn.close();
+  }
+
+  /** Requests the next chunk early when the running one ends within the measured round trip. */
+  private maybePrefetch(k: number): void {
+    if (!this.m.latency.prefetch || this.prefetched || this.nextChunkStep === 0) return;
+    const periodMs = k > 0 ? Number(this.stamps[k]! - this.stamps[k - 1]!) / 1e6 : 1000 / (this.m.control_hz ?? 10);
+    if (k < this.nextChunkStep - prefetchLeadTicks(this.roundTripsMs, periodMs, this.m.horizon)) return;
+    this.prefetched = this.requestChunk(k);
+  }
+
+  /** Sends the unsent frames, then `infer` for observation `k` (the current one). */
+  private requestChunk(k: number): Pending {
+    this.flush();
+    const request = inferRequest(this.m, this.current!, this.instruction);
+    const sentMs = performance.now();
+    const reply = settle(this.conn.request(request, "infer"));
+    const pending: Pending = { step: k, stampNs: this.stamps[k]!, sentMs, reply };
+    void pending.reply.then(() => { pending.arrivedMs = performance.now(); });
+    return pending;
   }
 
   /** Sends the unsent frames as `add_buffer` requests (no waiting); their replies are checked by drain(). */

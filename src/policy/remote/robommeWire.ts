@@ -69,15 +69,13 @@ export function checkFinished(reply: WireMap, op: "reset" | "add_buffer", where:
 }
 
 /**
- * The `infer` reply's first `horizon` rows of `actions` [H ≥ 1, action_dim] (MME-VLA sends 20 and
- * RoboMME executes 16) as float64 in Engram's units (`action_map` applied). A bad array throws.
+ * The `infer` reply's `actions` [H ≥ 1, action_dim] (MME-VLA sends 20, of which RoboMME executes 16)
+ * as float64 in Engram's units (`action_map` applied), all H rows. A bad array throws.
  */
 export function readChunk(
   reply: WireMap, m: RemotePolicyManifest, where: string,
 ): { values: Float64Array; horizon: number } {
-  const a = readActions(reply, m, where);
-  const horizon = Math.min(a.horizon, m.horizon);
-  const values = a.values.slice(0, horizon * m.action_dim);
+  const { values, horizon } = readActions(reply, m, where);
   for (let k = 0; k < horizon; k++) {
     for (const map of robommeOf(m).action_map) {
       const i = k * m.action_dim + map.index;
