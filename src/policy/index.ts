@@ -6,6 +6,7 @@ export {
 } from "./mem0/Mem0Policy.js";
 export { RemotePolicy, type RemoteEvent, type RemoteOptions } from "./remote/RemotePolicy.js";
 export { loadRemotePolicy } from "./remote/definition.js";
+export { RoboMMEPolicy } from "./remote/RoboMMEPolicy.js";
 export { openMem0Bundle, closeMem0Bundle, mem0BundleIssues, manifestFileOf, type Mem0Bundle } from "./mem0/bundle.js";
 export { readManifest, type LoadedManifest, type PolicyManifest } from "./mem0/manifest.js";
 export type { MemoryOp } from "../memory/index.js";

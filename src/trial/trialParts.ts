@@ -12,6 +12,7 @@ import type { ImageSpec } from "../observe/preprocess.js";
 import { type OracleDetector, oracleDetector } from "../policy/mem0/endDetector.js";
 import { loadPolicy, readBundleFit } from "../policy/registry.js";
 import { RemotePolicy } from "../policy/remote/RemotePolicy.js";
+import { RoboMMEPolicy } from "../policy/remote/RoboMMEPolicy.js";
 import type { Policy } from "../policy/types.js";
 import { OpenAIPlanner } from "../policy/planner/openai.js";
 import { OraclePlanner } from "../policy/planner/oracle.js";
@@ -62,7 +63,7 @@ export async function loadTrialPolicy(cfg: RunCfg, profile: RobotProfile, policy
       events.emit({ ...e, event: `remote_${e.kind}` });
     },
   });
-  if (oracleEnds && policy instanceof RemotePolicy) {
+  if (oracleEnds && (policy instanceof RemotePolicy || policy instanceof RoboMMEPolicy)) {
     await policy.close();
     throw new Error(`policy.classifier: oracle needs an in-process Mem-0 bundle; ${policyPath} is a remote policy (its server owns the classifier)`);
   }

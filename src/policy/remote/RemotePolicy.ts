@@ -286,18 +286,18 @@ export class RemotePolicy implements Policy {
 }
 
 /** Appends `ms`, keeping the 50 most recent. */
-function pushRecent(window: number[], ms: number): void {
+export function pushRecent(window: number[], ms: number): void {
   window.push(ms);
   if (window.length > 50) window.shift();
 }
 
 /** A promise that never rejects: the error becomes its value (awaited later, or never, without an unhandled rejection). */
-function settle<T>(p: Promise<T>): Promise<T | Error> {
+export function settle<T>(p: Promise<T>): Promise<T | Error> {
   return p.catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
 }
 
 /** The PEM of `ca_file` (relative to the bundle folder), or an error naming the manifest and the file. */
-function readCa(caFile: string, where: string): Buffer {
+export function readCa(caFile: string, where: string): Buffer {
   const path = resolve(dirname(where), caFile);
   let pem: Buffer;
   try { pem = readFileSync(path); } catch (err) { throw new Error(`${where}: ca_file: cannot read ${path}: ${(err as Error).message}`); }
@@ -305,7 +305,8 @@ function readCa(caFile: string, where: string): Buffer {
   return pem;
 }
 
-function actionLayout(m: RemotePolicyManifest, opts: RemoteOptions, where: string): LayoutSpec {
+/** The manifest's action layout in the robot profile (or named by `actionJointNames`); its dims must be action_dim. */
+export function actionLayout(m: RemotePolicyManifest, opts: RemoteOptions, where: string): LayoutSpec {
   const layout: LayoutSpec = opts.robot ? getLayout(opts.robot, m.layout.action)
     : opts.actionJointNames ? { kind: "joint", names: opts.actionJointNames }
     : (() => { throw new Error(`${where}: RemotePolicy needs a robot profile or actionJointNames to name the ${m.action_dim} action dims`); })();

@@ -23,7 +23,8 @@ export function openpiObservation(m: RemotePolicyManifest, obs: PreparedObservat
   return out;
 }
 
-function toUint8Hwc(chw: Float32Array, width: number, height: number, norm: { mean: number[]; std: number[] }): NdArray {
+/** A prepared CHW float32 image back to uint8 HWC RGB (undoing the pixel normalization, clamped to [0, 255]). */
+export function toUint8Hwc(chw: Float32Array, width: number, height: number, norm: { mean: number[]; std: number[] }): NdArray {
   const plane = width * height;
   const bytes = new Uint8Array(3 * plane);
   for (let c = 0; c < 3; c++) {
