@@ -10,7 +10,7 @@
 export const TASK_IDS = [
   "put-back-block", "rearrange-blocks", "swap-blocks", "cover-blocks", "press-button",
   "observe-and-pick-up", "swap-t", "battery-try", "blocks-ranking-try",
-  "video-place-order",
+  "video-place-order", "video-unmask", "move-cube",
 ] as const;
 
 /** One task id. */

@@ -5,6 +5,7 @@
 import { BATTERY_TRY } from "./battery-try.js";
 import { BLOCKS_RANKING_TRY } from "./blocks-ranking-try.js";
 import { COVER_BLOCKS } from "./cover-blocks.js";
+import { MOVE_CUBE } from "./move-cube.js";
 import { TASK_IDS, type TaskId } from "./ids.js";
 import { OBSERVE_AND_PICK_UP } from "./observe-and-pick-up.js";
 import { PRESS_BUTTON } from "./press-button.js";
@@ -15,12 +16,14 @@ import { SWAP_BLOCKS } from "./swap-blocks.js";
 import { SWAP_T } from "./swap-t.js";
 import type { TaskSpec } from "./types.js";
 import { VIDEO_PLACE_ORDER } from "./video-place-order.js";
+import { VIDEO_UNMASK } from "./video-unmask.js";
 
 const BY_ID: Record<TaskId, TaskSpec> = {
   "put-back-block": PUT_BACK_BLOCK, "rearrange-blocks": REARRANGE_BLOCKS, "swap-blocks": SWAP_BLOCKS,
   "cover-blocks": COVER_BLOCKS, "press-button": PRESS_BUTTON, "observe-and-pick-up": OBSERVE_AND_PICK_UP,
   "swap-t": SWAP_T, "battery-try": BATTERY_TRY, "blocks-ranking-try": BLOCKS_RANKING_TRY,
-  "video-place-order": VIDEO_PLACE_ORDER,
+  "video-place-order": VIDEO_PLACE_ORDER, "video-unmask": VIDEO_UNMASK,
+  "move-cube": MOVE_CUBE,
 };
 
 /** True when `id` names a task. */

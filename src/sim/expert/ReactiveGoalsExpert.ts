@@ -7,21 +7,30 @@
  */
 import type { RobotProfile } from "../../robot/types.js";
 import type { ObjectId, SimWorldApi, Vec3 } from "../world/types.js";
-import { topDownQuat, yawOf } from "../tasks/geometry.js";
+import { TABLE_Z, topDownQuat, yawOf } from "../tasks/geometry.js";
 import { gripWidths, TRAVEL_Z } from "./primitives.js";
-import { cubeGraspYaw, lift, pick, place, rollView, withdraw, type ArmCommand, type ReactiveView, type Widths } from "./reactive.js";
+import {
+  PUSH, cubeGraspYaw, dirXy, lift, pick, place, push, pushing, rollView, withdraw, type ArmCommand, type ReactiveView, type Widths,
+} from "./reactive.js";
 import type { ExpertStep, ReactiveExpert, SubtaskAnnotation } from "./types.js";
 
-/** One goal: put `object` down resting at `restCentre` (world, m), or hold it up with the grasp at `graspZ`. */
+/**
+ * One goal: put `object` down resting at `restCentre` (world, m), or push it there along the table
+ * without lifting it, or hold it up with the grasp at `graspZ`.
+ */
 export type ReactiveGoal =
   | { kind: "place"; object: ObjectId; restCentre: Vec3 }
+  | { kind: "push"; object: ObjectId; restCentre: Vec3 }
   | { kind: "lift"; object: ObjectId; graspZ: number };
 
 /** What the expert is given. */
 export interface ReactiveGoalsOptions {
   arm: string;
-  /** The goals in order, one per subtask text in `texts`. */
-  goals: ReactiveGoal[];
+  /**
+   * The goals in order, one per subtask text in `texts`; asked once, when the expert first decides
+   * (after a video task's demonstration, so goals may depend on where it left the objects).
+   */
+  goals: () => ReactiveGoal[];
   texts: string[];
   /** Index of the current goal from ground truth now; goals.length once all are achieved. */
   stage: (world: SimWorldApi) => number;
@@ -43,14 +52,22 @@ export class ReactiveGoalsExpert implements ReactiveExpert {
   private plan: Float64Array[] = [];
   private planTick = 0;
   private readonly notes: SubtaskAnnotation[] = [];
+  private resolved: ReactiveGoal[] | null = null;
 
   constructor(world: SimWorldApi, profile: RobotProfile, private readonly o: ReactiveGoalsOptions) {
-    if (o.goals.length !== o.texts.length) {
-      throw new Error(`reactive expert: ${o.goals.length} goals but ${o.texts.length} subtask texts [arm=${o.arm}]`);
-    }
     this.widths = gripWidths(world, profile);
     this.home = Float64Array.from(world.jointNames().map((n) => profile.home[n] ?? 0));
     this.dtS = 1 / o.controlHz;
+  }
+
+  /** The goals, asked for on first use; throws when their count differs from the subtask texts'. */
+  get goals(): ReactiveGoal[] {
+    if (this.resolved) return this.resolved;
+    const goals = this.o.goals();
+    if (goals.length !== this.o.texts.length) {
+      throw new Error(`reactive expert: ${goals.length} goals but ${this.o.texts.length} subtask texts [arm=${this.o.arm}]`);
+    }
+    return (this.resolved = goals);
   }
 
   /** The working arm's view of goal `goal`'s object now (ground truth). */
@@ -75,6 +92,7 @@ export class ReactiveGoalsExpert implements ReactiveExpert {
   /** One tick's command toward `goal` (undefined: all achieved) from view `v`. */
   decide(v: ReactiveView, goal: ReactiveGoal | undefined): ArmCommand {
     if (!goal) return withdraw(v, this.widths, this.dtS);
+    if (goal.kind === "push") return push(v, goal.restCentre, TABLE_Z, this.dtS);
     if (!v.held) return pick(v, this.widths, this.dtS);
     switch (goal.kind) {
       case "place": return place(v, goal.restCentre, this.widths, this.dtS);
@@ -84,7 +102,7 @@ export class ReactiveGoalsExpert implements ReactiveExpert {
 
   /** The next `horizon` full joint-target vectors (world joint order) a correct expert commands from here. */
   chunk(world: SimWorldApi, horizon = this.o.horizon ?? 8): Float64Array[] {
-    const goal = this.o.goals[this.o.stage(world)];
+    const goal = this.goals[this.o.stage(world)];
     let v = this.view(world, goal);
     const out: Float64Array[] = [];
     let targets = world.jointPositions();
@@ -92,7 +110,14 @@ export class ReactiveGoalsExpert implements ReactiveExpert {
       const cmd = this.decide(v, goal);
       targets = this.targetsFor(world, targets, cmd);
       out.push(targets);
-      v = rollView(v, cmd, this.dtS);
+      const contact = goal?.kind === "push" && pushing(v, goal.restCentre, TABLE_Z);
+      const rolled = rollView(v, cmd, this.dtS);
+      if (contact) {
+        // A pushed object moves ahead of the fingers (rollView knows only grasps).
+        const [ux, uy] = dirXy(v.object, goal.restCentre);
+        rolled.object = [cmd.grasp[0] + ux * PUSH.contactM, cmd.grasp[1] + uy * PUSH.contactM, v.object[2]];
+      }
+      v = rolled;
     }
     return out;
   }
@@ -120,7 +145,7 @@ export class ReactiveGoalsExpert implements ReactiveExpert {
       this.planTick = 0;
     }
     const targets = this.plan[this.planTick++]!;
-    const finished = stage >= this.o.goals.length;
+    const finished = stage >= this.goals.length;
     const out: ExpertStep = { targets: Float64Array.from(targets), done: finished && world.graspPoint(this.o.arm)[2] >= TRAVEL_Z - 0.02 };
     if (ended !== undefined) out.subtaskEnded = ended;
     if (!finished) out.subtask = this.o.texts[stage];
@@ -130,10 +155,10 @@ export class ReactiveGoalsExpert implements ReactiveExpert {
   /** Annotations follow the stage: a new stage ends the running subtask on this step. */
   private note(stage: number, step: number): string | undefined {
     let ended: string | undefined;
-    while (this.notes.length <= Math.min(stage, this.o.goals.length)) {
+    while (this.notes.length <= Math.min(stage, this.goals.length)) {
       const last = this.notes.at(-1);
       if (last && last.endStep === null) { last.endStep = step; ended = last.text; }
-      if (this.notes.length === this.o.goals.length) break;
+      if (this.notes.length === this.goals.length) break;
       this.notes.push({ text: this.o.texts[this.notes.length]!, startStep: step, endStep: null });
     }
     return ended;

@@ -102,7 +102,7 @@ export const videoPlaceOrder = defineTask<VideoPlaceOrderScene>(VIDEO_PLACE_ORDE
   reactiveExpert(world, s, robot) {
     return new ReactiveGoalsExpert(world, robot, {
       arm: armFor(world, 0), texts: this.subtasks(s), controlHz: robot.control_hz,
-      goals: [{ kind: "place", object: s.cube, restCentre: recalled(s) }],
+      goals: () => [{ kind: "place", object: s.cube, restCentre: recalled(s) }],
       stage: (w) => (placedOnRecalled(w, s) ? 1 : 0),
     });
   },
