@@ -169,11 +169,11 @@ export const PUSH = {
   /** Grasp-point height above the table while pushing, m (the fingertips just over it). */
   heightM: 0.02,
   widthM: 0.03,
-  speedMps: 0.08,
-  /** Cube half side + finger half thickness + a margin, m. */
-  contactM: BLOCK_HALF + 0.012,
+  speedMps: 0.04,
+  /** Grasp point to the pushed cube's centre while in contact (measured on the Franka hand), m. */
+  contactM: BLOCK_HALF + 0.036,
   /** Where the fingers go down behind the cube before pushing, m from its centre. */
-  approachM: BLOCK_HALF + 0.03,
+  approachM: BLOCK_HALF + 0.05,
 } as const;
 
 /** Unit horizontal direction from `a` to `b` (x when they coincide). */
@@ -187,7 +187,8 @@ export function pushing(v: ReactiveView, target: Vec3, tableZ: number): boolean 
   const [ux, uy] = dirXy(v.object, target);
   const rx = v.grasp[0] - v.object[0], ry = v.grasp[1] - v.object[1];
   const along = rx * ux + ry * uy, across = Math.abs(-rx * uy + ry * ux);
-  return along <= -PUSH.contactM + 0.01 && along >= -PUSH.approachM - 0.01 && across <= 0.012
+  // The cube jumps ahead of the fingers on contact (a kinematic push): anywhere behind its rear face counts.
+  return along <= -BLOCK_HALF && along >= -PUSH.approachM - 0.01 && across <= 0.012
     && v.grasp[2] <= tableZ + PUSH.heightM + 0.01;
 }
 
