@@ -95,7 +95,11 @@ export class ReactiveGoalsExpert implements ReactiveExpert {
     if (goal.kind === "push") return push(v, goal.restCentre, TABLE_Z, this.dtS);
     if (!v.held) return pick(v, this.widths, this.dtS);
     switch (goal.kind) {
-      case "place": return place(v, goal.restCentre, this.widths, this.dtS);
+      case "place": {
+        // Aim the object, not the hand: shift the goal by where the fingers hold it (xy).
+        const c = goal.restCentre;
+        return place(v, [c[0] + v.grasp[0] - v.object[0], c[1] + v.grasp[1] - v.object[1], c[2]], this.widths, this.dtS);
+      }
       case "lift": return lift(v, goal.graspZ, this.dtS);
     }
   }
