@@ -98,3 +98,25 @@ test("a TaskEpisode runs the demonstration first: the scene it leaves is the exe
   }
   world.dispose();
 });
+
+test("progress-based subtask ends (what a policy run reports) agree with the plan expert's annotations", async () => {
+  const world = await SimWorld.create({ profile });
+  const substeps = Math.round(world.physicsHz / profile.control_hz);
+  for (const [id, seeds] of Object.entries(SEEDS)) {
+    for (const seed of seeds) {
+      world.reset();
+      const ep = new TaskEpisode(getTask(id), seed, world, profile, profile.control_hz, true);
+      while (!ep.done) {
+        const out = ep.expertTargets(world)!;
+        world.setJointTargets(out.targets);
+        for (let k = 0; k < substeps; k++) world.step();
+        ep.tick(world, out);
+      }
+      const where = `[${id} seed=${seed}]`, expert = ep.ends(), progress = ep.progressEnds();
+      assert.equal(ep.success, true, `expert episode failed ${where}`);
+      assert.deepEqual(progress.map((e) => e.text), expert.map((e) => e.text), `progress ends every subtask ${where}`);
+      progress.forEach((p, i) => assert.ok(Math.abs(p.step - expert[i]!.step) <= 2, `"${p.text}": progress ${p.step}, expert ${expert[i]!.step} ${where}`));
+    }
+  }
+  world.dispose();
+});

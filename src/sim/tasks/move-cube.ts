@@ -12,7 +12,7 @@ import { armFor, gripWidths, moveObjectOps, TRAVEL_Z } from "../expert/primitive
 import { PUSH } from "../expert/reactive.js";
 import { TABLE_Z, distXy } from "./geometry.js";
 import { BLOCK_HALF, COLORS, addBlock, addPatch, restsAt } from "./props.js";
-import { letGo, released } from "./progress.js";
+import { WITHDRAWN_Z, released } from "./progress.js";
 import { MOVE_CUBE, type MoveManner } from "../../task/move-cube.js";
 import { defineTask, type TaskDefinition, type TaskScene } from "./types.js";
 
@@ -82,7 +82,8 @@ export const moveCube = defineTask<MoveCubeScene>(MOVE_CUBE, {
     return { taskId: "move-cube", robot, step: 0, manner, start, target, cube, maxLiftM: 0, leftStartStep: null, halfwayStep: null };
   },
 
-  subtaskDone: (world, s, index) => index === 0 && atTarget(world, s) && letGo(world, s.cube),
+  // Done once the hand has risen (a push ends with the fingers beside the cube, already "clear" of it).
+  subtaskDone: (world, s, index) => index === 0 && atTarget(world, s) && world.armNames.every((a) => world.graspPoint(a)[2] >= WITHDRAWN_Z),
 
   update(world, s) {
     const step = s.step++;

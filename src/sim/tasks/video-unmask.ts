@@ -102,6 +102,12 @@ function heldUp(world: SimWorldApi, s: VideoUnmaskScene, container: number): boo
     && world.objectPose(id).position[2] >= TABLE_Z + KNOB_REST_DZ + HELD_UP_M;
 }
 
+/** Container `container` is held with its knob within 1.5 cm of the carry height. */
+function atCarry(world: SimWorldApi, s: VideoUnmaskScene, container: number): boolean {
+  const id = s.containers[container];
+  return id !== undefined && world.armNames.some((a) => world.heldObject(a) === id) && world.objectPose(id).position[2] >= CARRY_Z - 0.015;
+}
+
 function restsDown(world: SimWorldApi, s: VideoUnmaskScene, container: number): boolean {
   const id = s.containers[container]!;
   return released(world, [id]) && Math.abs(world.objectPose(id).position[2] - (TABLE_Z + KNOB_REST_DZ)) <= 0.01;
@@ -137,12 +143,14 @@ export const videoUnmask = defineTask<VideoUnmaskScene>(VIDEO_UNMASK, {
     };
   },
 
+  // A pick-up subtask ends with the container raised to the carry height (as the expert's lift), held.
   subtaskDone(world, s, index) {
-    if (s.c1 === null) return index === 0 && unmasked(world, s);
+    const want = named(world, s);
+    if (s.c1 === null) return index === 0 && unmasked(world, s) && atCarry(world, s, want[0]!);
     switch (index) {
-      case 0: return firstDone(world, s);
-      case 1: return restsDown(world, s, named(world, s)[0]!) && letGo(world, s.containers[named(world, s)[0]!]!);
-      case 2: return unmasked(world, s);
+      case 0: return firstDone(world, s) && atCarry(world, s, want[0]!);
+      case 1: return restsDown(world, s, want[0]!) && letGo(world, s.containers[want[0]!]!);
+      case 2: return unmasked(world, s) && atCarry(world, s, want[1]!);
       default: return false;
     }
   },
