@@ -28,8 +28,9 @@ export const MOVE_CUBE = {
   subtasks: (): string[] => ["move the cube to the target in the same manner as before"],
   checkpoints: [
     { id: "moved-in-manner", label: "storage",
-      description: "after the video the cube has left its start in the demonstrated manner (lifted, or slid unlifted)" },
+      description: "after the video the cube has left its start in the demonstrated manner (lifted, or slid)" },
     { id: "halfway-in-manner", label: "update", description: "the cube is halfway to the target, the manner kept" },
-    { id: "at-target-in-manner", label: "compression", description: "the cube rests on the target, let go, the manner kept" },
+    { id: "at-target-in-manner", label: "compression",
+      description: "the cube rests on the target, let go, the manner kept" },
   ],
 } as const satisfies TaskSpec<object, MoveCubeDraw>;

@@ -14,7 +14,7 @@ export const ORDINALS = ["first", "second", "third"] as const;
 /** What the instruction and subtasks name: the cube's colour and the visit asked for (0-based). */
 export interface VideoPlaceOrderGoal { colour: (typeof PLACE_ORDER_COLOURS)[number]; ordinal: number }
 
-/** A scene's draws: the layout's offset (m), the cube's colour, the visited targets in order (indices 0..3), the ordinal. */
+/** A scene's draws: the layout's offset (m), the cube's colour, the visited targets in order (0..3), the ordinal. */
 export interface VideoPlaceOrderDraw extends VideoPlaceOrderGoal { dx: number; dy: number; visits: number[] }
 
 function goal({ colour, ordinal }: VideoPlaceOrderGoal): string {
@@ -27,7 +27,8 @@ export const VIDEO_PLACE_ORDER = {
   tmc: "M1",
   robots: ["franka-droid"],
   timeLimitS: 30,
-  instruction: "watch the video carefully, then place the {color} cube on the {ordinal} target it was previously placed on",
+  instruction: "watch the video carefully, then place the {color} cube on the {ordinal} target it was previously "
+    + "placed on",
   instructionFor: (g: VideoPlaceOrderGoal): string => `watch the video carefully, then ${goal(g)}`,
   draw(rng: Rng): VideoPlaceOrderDraw {
     const dx = rng.uniform(-0.02, 0.02), dy = rng.uniform(-0.02, 0.02);
@@ -42,6 +43,7 @@ export const VIDEO_PLACE_ORDER = {
       description: "after the video the cube is lifted off its start (the visit order must have been stored)" },
     { id: "over-recalled-target", label: "update",
       description: "the held cube was carried over the target of the asked visit" },
-    { id: "placed-on-recalled", label: "compression", description: "the cube rests, let go, on the target of the asked visit" },
+    { id: "placed-on-recalled", label: "compression",
+      description: "the cube rests, let go, on the target of the asked visit" },
   ],
 } as const satisfies TaskSpec<VideoPlaceOrderGoal, VideoPlaceOrderDraw>;

@@ -45,7 +45,7 @@ export const VIDEO_UNMASK = {
     { id: "first-unmasked", label: "storage",
       description: "after the video, the first container lifted is the one hiding the first named cube" },
     { id: "last-unmasked", label: "update",
-      description: "the container hiding the last named cube was lifted after the earlier one, no other container lifted" },
+      description: "the container hiding the last named cube was lifted after the earlier one, no other lifted" },
     { id: "held-up", label: "compression",
       description: "every named container lifted in order and the last one held up clear of the table (success)" },
   ],

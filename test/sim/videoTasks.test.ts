@@ -19,7 +19,9 @@ import { checkEpisode, expertEpisode, profiles } from "./expertEpisode.js";
 
 const profile = profiles["franka-droid"];
 /** Seeds that cover each task's variants: one and two cubes to unmask; pushed and carried cubes. */
-const SEEDS: Record<string, number[]> = { "video-place-order": [100, 101], "video-unmask": [100, 101], "move-cube": [100, 103] };
+const SEEDS: Record<string, number[]> = {
+  "video-place-order": [100, 101], "video-unmask": [100, 101], "move-cube": [100, 103],
+};
 
 test("the instruction is RoboMME's goal string with the scene's draws, the same in the spec and the twin", async () => {
   const world = await SimWorld.create({ profile });
@@ -29,7 +31,8 @@ test("the instruction is RoboMME's goal string with the scene's draws, the same 
       const task = getTask(id);
       const scene = task.createScene(world, mulberry32(seed), "franka-droid");
       const texts = nominalTexts(getTaskSpec(id), seed);
-      assert.ok(texts.instruction.startsWith("watch the video carefully, then "), `${id} seed ${seed}: ${texts.instruction}`);
+      const where = `${id} seed ${seed}: ${texts.instruction}`;
+      assert.ok(texts.instruction.startsWith("watch the video carefully, then "), where);
       assert.equal(task.instruction(scene), texts.instruction, `${id} seed ${seed}`);
       assert.deepEqual(task.subtasks(scene), texts.subtasks, `${id} seed ${seed}`);
     }
@@ -37,7 +40,8 @@ test("the instruction is RoboMME's goal string with the scene's draws, the same 
   world.reset();
   const s = getTask("video-unmask").createScene(world, mulberry32(101), "franka-droid") as VideoUnmaskScene;
   assert.equal(getTask("video-unmask").instruction(s),
-    `watch the video carefully, then pick up the container hiding the ${s.c0} cube, finally pick up the container hiding the ${s.c1} cube`);
+    `watch the video carefully, then pick up the container hiding the ${s.c0} cube, `
+    + `finally pick up the container hiding the ${s.c1} cube`);
   world.dispose();
 });
 
@@ -45,7 +49,8 @@ test("the plan expert solves each video task after its demonstration", async () 
   for (const [id, seeds] of Object.entries(SEEDS)) {
     for (const seed of seeds) {
       const run = await expertEpisode("franka-droid", id, seed);
-      assert.ok(run.result.demonstrationSteps > 50, `${id} seed ${seed}: demonstration of ${run.result.demonstrationSteps} steps`);
+      const n = run.result.demonstrationSteps;
+      assert.ok(n > 50, `${id} seed ${seed}: demonstration of ${n} steps`);
       checkEpisode("franka-droid", id, run);
     }
   }
@@ -83,13 +88,14 @@ test("a TaskEpisode runs the demonstration first: the scene it leaves is the exe
     assert.equal(e.demonstrationSteps, ticks, id);
     assert.equal(e.stepCount, 0, `${id}: execution starts at step 0`);
     const worst = Math.max(...world.jointPositions().map((q, j) => (j === 7 ? 0 : Math.abs(q - home[j]!))));
-    assert.ok(worst < 0.01, `${id}: the arm is home at the execution start (worst joint off by ${worst.toFixed(4)} rad)`);
+    assert.ok(worst < 0.01, `${id}: the arm is home at the execution start (a joint off by ${worst.toFixed(4)} rad)`);
     const s = e.scene;
     if (id === "video-unmask") {
       const u = s as VideoUnmaskScene;
       for (const cube of u.cubes) {
         const p = world.objectPose(cube.id).position;
-        assert.ok(u.containers.some((c) => distXy(world.objectPose(c).position, p) < 0.02), `the ${cube.colour} cube is hidden`);
+        const hidden = u.containers.some((c) => distXy(world.objectPose(c).position, p) < 0.02);
+        assert.ok(hidden, `the ${cube.colour} cube is hidden`);
       }
     } else {
       const m = s as MoveCubeScene | VideoPlaceOrderScene;
@@ -115,7 +121,10 @@ test("progress-based subtask ends (what a policy run reports) agree with the pla
       const where = `[${id} seed=${seed}]`, expert = ep.ends(), progress = ep.progressEnds();
       assert.equal(ep.success, true, `expert episode failed ${where}`);
       assert.deepEqual(progress.map((e) => e.text), expert.map((e) => e.text), `progress ends every subtask ${where}`);
-      progress.forEach((p, i) => assert.ok(Math.abs(p.step - expert[i]!.step) <= 2, `"${p.text}": progress ${p.step}, expert ${expert[i]!.step} ${where}`));
+      progress.forEach((p, i) => {
+        const e = expert[i]!.step;
+        assert.ok(Math.abs(p.step - e) <= 2, `"${p.text}": progress ${p.step}, expert ${e} ${where}`);
+      });
     }
   }
   world.dispose();

@@ -10,7 +10,8 @@ import type { ObjectId, SimWorldApi, Vec3 } from "../world/types.js";
 import { TABLE_Z, topDownQuat, yawOf } from "../tasks/geometry.js";
 import { gripWidths, TRAVEL_Z } from "./primitives.js";
 import {
-  PUSH, cubeGraspYaw, dirXy, lift, pick, place, push, pushing, rollView, withdraw, type ArmCommand, type ReactiveView, type Widths,
+  PUSH, cubeGraspYaw, dirXy, lift, pick, place, push, pushing, rollView, withdraw,
+  type ArmCommand, type ReactiveView, type Widths,
 } from "./reactive.js";
 import type { ExpertStep, ReactiveExpert, SubtaskAnnotation } from "./types.js";
 
@@ -65,7 +66,8 @@ export class ReactiveGoalsExpert implements ReactiveExpert {
     if (this.resolved) return this.resolved;
     const goals = this.o.goals();
     if (goals.length !== this.o.texts.length) {
-      throw new Error(`reactive expert: ${goals.length} goals but ${this.o.texts.length} subtask texts [arm=${this.o.arm}]`);
+      const n = this.o.texts.length;
+      throw new Error(`reactive expert: ${goals.length} goals but ${n} subtask texts [arm=${this.o.arm}]`);
     }
     return (this.resolved = goals);
   }
@@ -98,7 +100,8 @@ export class ReactiveGoalsExpert implements ReactiveExpert {
       case "place": {
         // Aim the object, not the hand: shift the goal by where the fingers hold it (xy).
         const c = goal.restCentre;
-        return place(v, [c[0] + v.grasp[0] - v.object[0], c[1] + v.grasp[1] - v.object[1], c[2]], this.widths, this.dtS);
+        const aim: Vec3 = [c[0] + v.grasp[0] - v.object[0], c[1] + v.grasp[1] - v.object[1], c[2]];
+        return place(v, aim, this.widths, this.dtS);
       }
       case "lift": return lift(v, goal.graspZ, this.dtS);
     }
@@ -136,7 +139,9 @@ export class ReactiveGoalsExpert implements ReactiveExpert {
     t[gripper] = cmd.gripperM;
     for (const arm of world.armNames.filter((a) => a !== this.o.arm)) {
       const ix = world.armJointIndices(arm);
-      for (const j of [...ix.joints, ix.gripper]) t[j] = t[j]! + Math.max(-IDLE_STEP_RAD, Math.min(IDLE_STEP_RAD, this.home[j]! - t[j]!));
+      for (const j of [...ix.joints, ix.gripper]) {
+        t[j] = t[j]! + Math.max(-IDLE_STEP_RAD, Math.min(IDLE_STEP_RAD, this.home[j]! - t[j]!));
+      }
     }
     return t;
   }
@@ -150,7 +155,8 @@ export class ReactiveGoalsExpert implements ReactiveExpert {
     }
     const targets = this.plan[this.planTick++]!;
     const finished = stage >= this.goals.length;
-    const out: ExpertStep = { targets: Float64Array.from(targets), done: finished && world.graspPoint(this.o.arm)[2] >= TRAVEL_Z - 0.02 };
+    const done = finished && world.graspPoint(this.o.arm)[2] >= TRAVEL_Z - 0.02;
+    const out: ExpertStep = { targets: Float64Array.from(targets), done };
     if (ended !== undefined) out.subtaskEnded = ended;
     if (!finished) out.subtask = this.o.texts[stage];
     return out;

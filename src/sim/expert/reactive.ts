@@ -124,7 +124,8 @@ export function press(v: ReactiveView, capTop: Vec3, w: Widths, dtS: number): Ar
 
 /** Raise the held object straight up to grasp height `toZ` (world z, m), the gripper kept as commanded. */
 export function lift(v: ReactiveView, toZ: number, dtS: number): ArmCommand {
-  return { grasp: stepTo(v.grasp, [v.grasp[0], v.grasp[1], toZ], VERTICAL_MPS * dtS), yawRad: v.yawRad, gripperM: v.gripperCmdM };
+  const grasp = stepTo(v.grasp, [v.grasp[0], v.grasp[1], toZ], VERTICAL_MPS * dtS);
+  return { grasp, yawRad: v.yawRad, gripperM: v.gripperCmdM };
 }
 
 /** Rise to travel height where the hand is and keep the gripper open (the task is done). */

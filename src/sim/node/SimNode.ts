@@ -246,7 +246,9 @@ export class SimNode {
     const e = this.episode;
     if (!e) throw new Error("sim: runDemonstration needs an episode (call reset with a task first)");
     const periodNs = this.world.stepTimeNs(this.substeps);
-    while (e.inDemonstration && !this.closed) await this.advanceTo(this.epochNs + this.world.stepTimeNs(this.world.stepCount) + periodNs);
+    while (e.inDemonstration && !this.closed) {
+      await this.advanceTo(this.epochNs + this.world.stepTimeNs(this.world.stepCount) + periodNs);
+    }
     return e.demonstrationSteps;
   }
 

@@ -1,8 +1,9 @@
 /**
  * Runs scripted-expert episodes on a SimNode in lock-step (what `engram sim --expert` does):
  * per episode a reset with the seed, the expert driving every control step, the task's ground
- * truth published on the bus, optional PNG snapshots of every camera at the start (and, after a
- * video task's demonstration, at the execution's start) and at each subtask end. Returns the summary object the CLI prints.
+ * truth published on the bus, optional PNG snapshots of every camera at the start (and, after
+ * a video task's demonstration, at the execution's start) and at each subtask end. Returns the
+ * summary object the CLI prints.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";

@@ -8,7 +8,7 @@ import type { ObjectId, SimWorldApi, Vec3 } from "../world/types.js";
 import { PlanExpert, type ExpertOp, type PlannedSubtask } from "../expert/PlanExpert.js";
 import { ReactiveGoalsExpert } from "../expert/ReactiveGoalsExpert.js";
 import { homeOps, homePose } from "../expert/orientedOps.js";
-import { armFor, gripWidths, moveObjectOps, TRAVEL_Z } from "../expert/primitives.js";
+import { armFor, gripWidths, moveObjectOps, TRAVEL_Z, type GripWidths } from "../expert/primitives.js";
 import { PUSH } from "../expert/reactive.js";
 import { TABLE_Z, distXy } from "./geometry.js";
 import { BLOCK_HALF, COLORS, addBlock, addPatch, restsAt } from "./props.js";
@@ -66,7 +66,7 @@ function pushOps(world: SimWorldApi, arm: string, cube: ObjectId, to: Vec3): Exp
   ];
 }
 
-function moveOps(world: SimWorldApi, s: MoveCubeScene, arm: string, to: Vec3, widths: ReturnType<typeof gripWidths>): ExpertOp[] {
+function moveOps(world: SimWorldApi, s: MoveCubeScene, arm: string, to: Vec3, widths: GripWidths): ExpertOp[] {
   return s.manner === "push" ? pushOps(world, arm, s.cube, to) : moveObjectOps(world, arm, s.cube, to, widths);
 }
 
@@ -79,17 +79,22 @@ export const moveCube = defineTask<MoveCubeScene>(MOVE_CUBE, {
     addPatch(world, "start", start[0], start[1], 0.035, COLORS.mat);
     addPatch(world, "target", target[0], target[1], 0.04, COLORS.centre);
     const cube = addBlock(world, "cube", start[0], start[1], COLORS.blue);
-    return { taskId: "move-cube", robot, step: 0, manner, start, target, cube, maxLiftM: 0, leftStartStep: null, halfwayStep: null };
+    return {
+      taskId: "move-cube", robot, step: 0, manner, start, target, cube,
+      maxLiftM: 0, leftStartStep: null, halfwayStep: null,
+    };
   },
 
   // Done once the hand has risen (a push ends with the fingers beside the cube, already "clear" of it).
-  subtaskDone: (world, s, index) => index === 0 && atTarget(world, s) && world.armNames.every((a) => world.graspPoint(a)[2] >= WITHDRAWN_Z),
+  subtaskDone: (world, s, index) =>
+    index === 0 && atTarget(world, s) && world.armNames.every((a) => world.graspPoint(a)[2] >= WITHDRAWN_Z),
 
   update(world, s) {
     const step = s.step++;
     const p = world.objectPose(s.cube).position;
     s.maxLiftM = Math.max(s.maxLiftM, p[2] - REST_Z);
-    if (s.leftStartStep === null && (distXy(p, s.start) > LEFT_START_M || p[2] - REST_Z >= LIFTED_M)) s.leftStartStep = step;
+    const left = distXy(p, s.start) > LEFT_START_M || p[2] - REST_Z >= LIFTED_M;
+    if (s.leftStartStep === null && left) s.leftStartStep = step;
     if (s.halfwayStep === null && distXy(p, s.target) <= distXy(s.start, s.target) / 2) s.halfwayStep = step;
   },
 
@@ -117,7 +122,8 @@ export const moveCube = defineTask<MoveCubeScene>(MOVE_CUBE, {
   expert(world, s, robot) {
     const widths = gripWidths(world, robot);
     const [text] = this.subtasks(s) as [string];
-    return new PlanExpert(world, [{ text, ops: (w) => moveOps(w, s, armFor(w, 0), s.target, widths) }], { controlHz: robot.control_hz });
+    const plan = [{ text, ops: (w: SimWorldApi) => moveOps(w, s, armFor(w, 0), s.target, widths) }];
+    return new PlanExpert(world, plan, { controlHz: robot.control_hz });
   },
 
   reactiveExpert(world, s, robot) {

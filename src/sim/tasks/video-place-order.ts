@@ -48,7 +48,8 @@ function placedOnRecalled(world: SimWorldApi, s: VideoPlaceOrderScene): boolean 
 export const videoPlaceOrder = defineTask<VideoPlaceOrderScene>(VIDEO_PLACE_ORDER, {
   createScene(world, rng, robot) {
     const { dx, dy, colour, visits, ordinal } = VIDEO_PLACE_ORDER.draw(rng);
-    const targets: Vec3[] = [[0.40, 0.2], [0.62, 0.2], [0.40, -0.2], [0.62, -0.2]].map(([x, y]) => [x! + dx, y! + dy, REST_Z]);
+    const targets: Vec3[] = [[0.40, 0.2], [0.62, 0.2], [0.40, -0.2], [0.62, -0.2]]
+      .map(([x, y]) => [x! + dx, y! + dy, REST_Z]);
     targets.forEach((t, i) => addPatch(world, `target_${i}`, t[0], t[1], 0.045, COLORS.mat));
     const start: Vec3 = [0.51 + dx, dy, REST_Z];
     addPatch(world, "start", start[0], start[1], 0.035, COLORS.lid);

@@ -71,7 +71,8 @@ function addContainer(world: SimWorldApi, name: string, x: number, y: number): O
 
 /** Per colour, the container hiding its cube, taken the first time it is asked in execution (the video's end). */
 function hidingOf(world: SimWorldApi, s: VideoUnmaskScene): Record<UnmaskColour, number> {
-  return (s.hiding ??= Object.fromEntries(s.cubes.map((c) => [c.colour, containerOver(world, s, c.id)])) as Record<UnmaskColour, number>);
+  const over = s.cubes.map((c) => [c.colour, containerOver(world, s, c.id)]);
+  return (s.hiding ??= Object.fromEntries(over) as Record<UnmaskColour, number>);
 }
 
 /** The containers the goal names, in order (-1 where a named cube is not hidden). */
@@ -105,7 +106,8 @@ function heldUp(world: SimWorldApi, s: VideoUnmaskScene, container: number): boo
 /** Container `container` is held with its knob within 1.5 cm of the carry height. */
 function atCarry(world: SimWorldApi, s: VideoUnmaskScene, container: number): boolean {
   const id = s.containers[container];
-  return id !== undefined && world.armNames.some((a) => world.heldObject(a) === id) && world.objectPose(id).position[2] >= CARRY_Z - 0.015;
+  return id !== undefined && world.armNames.some((a) => world.heldObject(a) === id)
+    && world.objectPose(id).position[2] >= CARRY_Z - 0.015;
 }
 
 function restsDown(world: SimWorldApi, s: VideoUnmaskScene, container: number): boolean {
@@ -135,11 +137,14 @@ export const videoUnmask = defineTask<VideoUnmaskScene>(VIDEO_UNMASK, {
   createScene(world, rng, robot) {
     const { dx, dy, order, c0, c1 } = VIDEO_UNMASK.draw(rng);
     const ys = [0.17, 0, -0.17].map((y) => y + dy);
-    const cubes = order.map((colour, i) => ({ colour, id: addBlock(world, `${colour}_cube`, 0.58 + dx, ys[i]!, COLORS[colour]) }));
+    const cubes = order.map((colour, i) => ({
+      colour, id: addBlock(world, `${colour}_cube`, 0.58 + dx, ys[i]!, COLORS[colour]),
+    }));
     const parks: Vec3[] = ys.map((y) => [0.40 + dx, y, TABLE_Z + KNOB_REST_DZ]);
     const containers = parks.map((p, i) => addContainer(world, `container_${i}`, p[0], p[1]));
     return {
-      taskId: "video-unmask", robot, step: 0, c0, c1, cubes, containers, parks, hiding: null, lifts: [], up: [false, false, false], heldUpOnce: [false, false, false],
+      taskId: "video-unmask", robot, step: 0, c0, c1, cubes, containers, parks,
+      hiding: null, lifts: [], up: [false, false, false], heldUpOnce: [false, false, false],
     };
   },
 
@@ -200,7 +205,8 @@ export const videoUnmask = defineTask<VideoUnmaskScene>(VIDEO_UNMASK, {
       const c = container(w, i);
       if (c === undefined) return [];
       const [x, y] = w.objectPose(c).position;
-      return [...pickOps(w, arm, c, widths, 0), { kind: "move", arm, to: [x, y, CARRY_Z], speedMps: 0.18, nearContact: true }];
+      const up: ExpertOp = { kind: "move", arm, to: [x, y, CARRY_Z], speedMps: 0.18, nearContact: true };
+      return [...pickOps(w, arm, c, widths, 0), up];
     };
     const texts = this.subtasks(s);
     const plan: PlannedSubtask[] = [{ text: texts[0]!, ops: liftOps(0) }];
@@ -223,7 +229,9 @@ export const videoUnmask = defineTask<VideoUnmaskScene>(VIDEO_UNMASK, {
       const want = named(world, s).map((i) => s.containers[i] ?? s.containers[0]!);
       if (s.c1 === null) return [lift(want[0]!)];
       const cube = world.objectPose(s.cubes.find((c) => c.colour === s.c0)!.id).position;
-      return [lift(want[0]!), { kind: "place", object: want[0]!, restCentre: [cube[0], cube[1], TABLE_Z + KNOB_REST_DZ] }, lift(want[1]!)];
+      const restCentre: Vec3 = [cube[0], cube[1], TABLE_Z + KNOB_REST_DZ];
+      const back: ReactiveGoal = { kind: "place", object: want[0]!, restCentre };
+      return [lift(want[0]!), back, lift(want[1]!)];
     };
     const stage = (w: SimWorldApi): number => {
       if (!firstDone(w, s)) return 0;
@@ -231,6 +239,8 @@ export const videoUnmask = defineTask<VideoUnmaskScene>(VIDEO_UNMASK, {
       if (s.lifts.length <= 1) return restsDown(w, s, named(w, s)[0]!) ? 2 : 1;
       return unmasked(w, s) ? 3 : 2;
     };
-    return new ReactiveGoalsExpert(world, robot, { arm: armFor(world, 0), texts: this.subtasks(s), controlHz: robot.control_hz, goals, stage });
+    const texts = this.subtasks(s);
+    const arm = armFor(world, 0);
+    return new ReactiveGoalsExpert(world, robot, { arm, texts, controlHz: robot.control_hz, goals, stage });
   },
 });
