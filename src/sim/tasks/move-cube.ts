@@ -8,7 +8,9 @@ import type { ObjectId, SimWorldApi, Vec3 } from "../world/types.js";
 import { PlanExpert, type ExpertOp, type PlannedSubtask } from "../expert/PlanExpert.js";
 import { ReactiveGoalsExpert } from "../expert/ReactiveGoalsExpert.js";
 import { homeOps, homePose } from "../expert/orientedOps.js";
-import { armFor, gripWidths, moveObjectOps, TRAVEL_Z, type GripWidths } from "../expert/primitives.js";
+import {
+  armFor, gripWidths, moveObjectOps, pickOps, placeOps, TRAVEL_Z, type GripWidths,
+} from "../expert/primitives.js";
 import { PUSH } from "../expert/reactive.js";
 import { TABLE_Z, distXy } from "./geometry.js";
 import { BLOCK_HALF, COLORS, addBlock, addPatch, restsAt } from "./props.js";
@@ -113,8 +115,11 @@ export const moveCube = defineTask<MoveCubeScene>(MOVE_CUBE, {
     const home = homePose(world);
     const plan: PlannedSubtask[] = [
       { text: `demonstration: ${s.manner} the cube to the target`, ops: (w) => moveOps(w, s, arm, s.target, widths) },
+      // Set down square (hand yaw 0): a push may have turned the cube, which would tell the manner.
       { text: "demonstration: carry the cube back to its start",
-        ops: (w) => [...moveObjectOps(w, arm, s.cube, s.start, widths), ...homeOps(w, home, arm)] },
+        ops: (w) => [
+          ...pickOps(w, arm, s.cube, widths), ...placeOps(arm, s.start, widths, 0), ...homeOps(w, home, arm),
+        ] },
     ];
     return new PlanExpert(world, plan, { controlHz: robot.control_hz });
   },
