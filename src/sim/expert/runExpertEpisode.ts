@@ -123,6 +123,6 @@ function runDemonstration(
 
 /** The task's reactive expert; throws naming the task when it has none. */
 export function reactiveExpertOf(task: TaskDefinition<TaskScene>, world: SimWorldApi, scene: TaskScene, profile: RobotProfile): ReactiveExpert {
-  if (!task.reactiveExpert) throw new Error(`task "${task.id}" has no reactive expert (tasks with one: put-back-block)`);
+  if (!task.reactiveExpert) throw new Error(`task "${task.id}" has no reactive expert (its src/sim/tasks/ file defines no reactiveExpert)`);
   return task.reactiveExpert(world, scene, profile);
 }
