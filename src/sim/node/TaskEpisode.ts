@@ -8,7 +8,9 @@
  *
  * A task with a `demonstration` (RoboMME's video tasks) starts in a demonstration phase: the
  * demonstration expert drives, whoever else would, and the task's update, checkpoints, success,
- * progress and step limit wait; once it is done the execution phase starts at step 0.
+ * progress and step limit wait; once it is done the execution phase starts at step 0. A definition
+ * whose `expert` is its `demonstration` (`{ ...task, expert: task.demonstration }`) has no such
+ * phase: the demonstration is then the episode.
  */
 import type { RobotProfile } from "../../robot/types.js";
 import type { ScriptedExpert } from "../expert/types.js";
@@ -61,7 +63,9 @@ export class TaskEpisode {
     this.instruction = task.instruction(this.scene);
     this.limit = stepLimit(task, controlHz);
     this.tracker = new CheckpointTracker(task.checkpoints);
-    this.demo = task.demonstration ? task.demonstration(world, this.scene, profile) : null;
+    // No phase when the demonstration is itself the episode's expert (a twin that only records the video).
+    const demonstrates = task.demonstration !== undefined && task.expert !== task.demonstration;
+    this.demo = demonstrates ? task.demonstration!(world, this.scene, profile) : null;
     this.expert = withExpert ? task.expert(world, this.scene, profile) : null;
     this.progress = new SubtaskProgress(task, this.scene);
     this.subtask = this.progress.current;
