@@ -102,6 +102,8 @@ export class TwinRig implements Rig {
     const wall0 = performance.now();
     const sim0 = clock.nowNs();
     const episode = node.reset({ task: definition, seed })!;
+    // A video task's demonstration runs before the policy's first tick (its frames go out on the bus).
+    if (clock instanceof SimClock) await node.runDemonstration();
     const running = { episode, simFailure: null as Error | null };
     this.running = running;
     const stopSim = new AbortController();

@@ -5,6 +5,7 @@
 import { BATTERY_TRY } from "./battery-try.js";
 import { BLOCKS_RANKING_TRY } from "./blocks-ranking-try.js";
 import { COVER_BLOCKS } from "./cover-blocks.js";
+import { MOVE_CUBE } from "./move-cube.js";
 import { TASK_IDS, type TaskId } from "./ids.js";
 import { OBSERVE_AND_PICK_UP } from "./observe-and-pick-up.js";
 import { PRESS_BUTTON } from "./press-button.js";
@@ -14,11 +15,15 @@ import { mulberry32 } from "./rng.js";
 import { SWAP_BLOCKS } from "./swap-blocks.js";
 import { SWAP_T } from "./swap-t.js";
 import type { TaskSpec } from "./types.js";
+import { VIDEO_PLACE_ORDER } from "./video-place-order.js";
+import { VIDEO_UNMASK } from "./video-unmask.js";
 
 const BY_ID: Record<TaskId, TaskSpec> = {
   "put-back-block": PUT_BACK_BLOCK, "rearrange-blocks": REARRANGE_BLOCKS, "swap-blocks": SWAP_BLOCKS,
   "cover-blocks": COVER_BLOCKS, "press-button": PRESS_BUTTON, "observe-and-pick-up": OBSERVE_AND_PICK_UP,
   "swap-t": SWAP_T, "battery-try": BATTERY_TRY, "blocks-ranking-try": BLOCKS_RANKING_TRY,
+  "video-place-order": VIDEO_PLACE_ORDER, "video-unmask": VIDEO_UNMASK,
+  "move-cube": MOVE_CUBE,
 };
 
 /** True when `id` names a task. */
@@ -48,5 +53,5 @@ export interface TaskTexts { instruction: string; subtasks: string[] }
  */
 export function nominalTexts(spec: TaskSpec, seed: number): TaskTexts {
   const drawn = spec.draw ? spec.draw(mulberry32(seed)) : {};
-  return { instruction: spec.instruction, subtasks: spec.subtasks(drawn) };
+  return { instruction: spec.instructionFor?.(drawn) ?? spec.instruction, subtasks: spec.subtasks(drawn) };
 }

@@ -42,8 +42,13 @@ export interface TaskSpec<P extends object = object, D extends P = P> {
    * `stepLimit(task, control_hz)` (a rate-free number, as profiles differ in control_hz).
    */
   timeLimitS: number;
-  /** Global task instruction shown to the policy / planner (the same for every scene). */
+  /**
+   * Global task instruction shown to the policy / planner: the same for every scene, or, for a task
+   * with `instructionFor`, its template (RoboMME's goal strings name the scene's colours and ordinals).
+   */
   instruction: string;
+  /** The instruction for one scene's draws, where it names them (RoboMME's video tasks). */
+  instructionFor?(drawn: P): string;
   /**
    * All of the scene's random draws, in the order the twin builds the scene from them, for a task
    * whose subtasks depend on the scene. The twin's scene and a hardware run's nominal subtasks

@@ -98,7 +98,7 @@ test("run config task: every task id of the task registry is accepted, an unknow
   const { listTasks } = await import("../../src/sim/tasks/index.js");
   const minimal = { name: "m", robot: "r.yaml", bus: { kind: "local" }, sim: { enabled: true }, policy: { planner: { kind: "none" } }, control: {}, record: {} };
   const ids = listTasks().map((t) => t.id);
-  assert.equal(ids.length, 9);
+  assert.equal(ids.length, 12);
   for (const id of ids) assert.equal(runConfigSchema.safeParse({ ...minimal, task: id }).success, true, id);
   const { source } = parseYaml("run.yaml", `${stringify({ ...minimal, task: "juggle" })}`);
   const r = validateSource(source, runConfigSchema);

@@ -15,7 +15,8 @@ test("policies/test-tiny tokenizes every task instruction and subtask (regenerat
   const wording: Record<string, unknown> = { n1: 2, n2: 2, correct: [0, 1], swapsNeeded: 5 };
   const scene = new Proxy({}, { get: (_o, k) => wording[k as string] }) as never;
   let checked = 0;
-  for (const task of listTasks()) {
+  // test-tiny is an X-One bundle (16-D): the Franka-only video tasks' drawn texts are not its vocabulary.
+  for (const task of listTasks().filter((t) => t.robots.includes("x-one"))) {
     for (const text of [task.instruction(scene), ...task.subtasks(scene)]) {
       assert.doesNotThrow(() => tokenize(text, tok), `${task.id}: ${text}`);
       checked++;

@@ -38,14 +38,21 @@ test("mulberry32: same seed, same sequence; different seeds differ; int bounds i
   assert.deepEqual(mulberry32(3).shuffle([1, 2, 3, 4]).sort(), [1, 2, 3, 4]);
 });
 
-test("registry: the nine RMBench tasks; unknown id names the known ones; step limit from the control rate", () => {
-  const ids = ["put-back-block", "rearrange-blocks", "swap-blocks", "cover-blocks", "press-button", "observe-and-pick-up", "swap-t", "battery-try", "blocks-ranking-try"];
+test("registry: the RMBench tasks, then RoboMME's video tasks; an unknown id names the known ones; step limit", () => {
+  const rmbench = [
+    "put-back-block", "rearrange-blocks", "swap-blocks", "cover-blocks", "press-button", "observe-and-pick-up",
+    "swap-t", "battery-try", "blocks-ranking-try",
+  ];
+  const ids = [...rmbench, "video-place-order", "video-unmask", "move-cube"];
   assert.deepEqual(listTasks().map((t) => t.id), ids);
   assert.throws(() => getTask("stack-cups"), new RegExp(`unknown task "stack-cups" \\(known: ${ids.join(", ")}\\)`));
   assert.equal(stepLimit(getTask("put-back-block"), 10), 400);
-  for (const t of listTasks()) assert.ok(t.robots.includes("x-one"), `${t.id} runs on X-One`);
+  for (const t of listTasks()) assert.equal(t.robots.includes("x-one"), rmbench.includes(t.id), `${t.id} on X-One`);
   const franka = listTasks().filter((t) => t.robots.includes("franka-droid")).map((t) => t.id);
-  assert.deepEqual(franka, ["put-back-block", "press-button", "observe-and-pick-up", "blocks-ranking-try"]);
+  assert.deepEqual(franka, [
+    "put-back-block", "press-button", "observe-and-pick-up", "blocks-ranking-try", "video-place-order", "video-unmask",
+    "move-cube",
+  ]);
 });
 
 test("scene generation is deterministic for a seed and varies across seeds", () => {

@@ -48,7 +48,8 @@ export interface ArmCommand { grasp: Vec3; yawRad: number; gripperM: number }
 /** The gripper's open and closed widths, m. */
 export interface Widths { openM: number; closedM: number }
 
-function stepTo(from: Vec3, to: Vec3, maxStepM: number): Vec3 {
+/** The point `maxStepM` along the straight line from `from` to `to` (or `to` when nearer), m. */
+export function stepTo(from: Vec3, to: Vec3, maxStepM: number): Vec3 {
   const d = [to[0] - from[0], to[1] - from[1], to[2] - from[2]] as Vec3;
   const n = Math.hypot(...d);
   if (n <= maxStepM) return [...to];
@@ -61,7 +62,7 @@ function stepTo(from: Vec3, to: Vec3, maxStepM: number): Vec3 {
  * far off, cross at travel height, small corrections at the current height, and the last part
  * (once aligned) straight down at the vertical speed.
  */
-function moveVia(from: Vec3, goal: Vec3, dtS: number): Vec3 {
+export function moveVia(from: Vec3, goal: Vec3, dtS: number): Vec3 {
   const off = distXy(from, goal);
   if (off <= ALIGNED_M) return stepTo(from, goal, VERTICAL_MPS * dtS);
   if (off <= RISE_FIRST_M) return stepTo(from, [goal[0], goal[1], from[2]], VERTICAL_MPS * dtS);
@@ -121,6 +122,12 @@ export function press(v: ReactiveView, capTop: Vec3, w: Widths, dtS: number): Ar
   return { grasp: moveVia(v.grasp, goal, dtS), yawRad: v.yawRad, gripperM };
 }
 
+/** Raise the held object straight up to grasp height `toZ` (world z, m), the gripper kept as commanded. */
+export function lift(v: ReactiveView, toZ: number, dtS: number): ArmCommand {
+  const grasp = stepTo(v.grasp, [v.grasp[0], v.grasp[1], toZ], VERTICAL_MPS * dtS);
+  return { grasp, yawRad: v.yawRad, gripperM: v.gripperCmdM };
+}
+
 /** Rise to travel height where the hand is and keep the gripper open (the task is done). */
 export function withdraw(v: ReactiveView, w: Widths, dtS: number): ArmCommand {
   const gripperM = v.held ? v.gripperCmdM : w.openM;
@@ -152,4 +159,54 @@ export function rollView(v: ReactiveView, cmd: ArmCommand, dtS: number, capTop?:
   else if (v.held) next.object = [v.object[0], v.object[1], v.object[2] - RELEASE_ABOVE_M];
   if (capTop && distXy(cmd.grasp, capTop) <= BUTTON.pressRadius && cmd.grasp[2] <= capTop[2] + BUTTON.pressAboveCapM) next.pressed = true;
   return next;
+}
+
+/**
+ * Pushing a cube along the table with the fingers opened to PUSH.widthM (two contact points across
+ * the cube's face, no grasp): the grasp height, the widths, speeds and the grasp point's offset
+ * behind the cube's centre while in contact.
+ */
+export const PUSH = {
+  /** Grasp-point height above the table while pushing, m (the fingertips just over it). */
+  heightM: 0.02,
+  widthM: 0.03,
+  speedMps: 0.04,
+  /** Grasp point to the pushed cube's centre while in contact (measured on the Franka hand), m. */
+  contactM: BLOCK_HALF + 0.036,
+  /** Where the fingers go down behind the cube before pushing, m from its centre. */
+  approachM: BLOCK_HALF + 0.05,
+} as const;
+
+/** Unit horizontal direction from `a` to `b` (x when they coincide). */
+export function dirXy(a: Vec3, b: Vec3): [number, number] {
+  const dx = b[0] - a[0], dy = b[1] - a[1], n = Math.hypot(dx, dy);
+  return n < 1e-9 ? [1, 0] : [dx / n, dy / n];
+}
+
+/** True when the fingers are low in the corridor just behind the object, facing `target`. */
+export function pushing(v: ReactiveView, target: Vec3, tableZ: number): boolean {
+  const [ux, uy] = dirXy(v.object, target);
+  const rx = v.grasp[0] - v.object[0], ry = v.grasp[1] - v.object[1];
+  const along = rx * ux + ry * uy, across = Math.abs(-rx * uy + ry * ux);
+  // The cube jumps ahead of the fingers on contact (a kinematic push): anywhere behind its rear face counts.
+  return along <= -BLOCK_HALF && along >= -PUSH.approachM - 0.01 && across <= 0.012
+    && v.grasp[2] <= tableZ + PUSH.heightM + 0.01;
+}
+
+/**
+ * Push the (unheld) object toward `target` (its resting centre): go down behind it, square to the
+ * line to the target, then slide it there at the pushing speed. A held object is let go first.
+ */
+export function push(v: ReactiveView, target: Vec3, tableZ: number, dtS: number): ArmCommand {
+  const [ux, uy] = dirXy(v.object, target);
+  // Fingers across the push line (the opening axis is the grasp frame's y): yaw folded by half turns only.
+  const yawRad = ux >= 0 ? Math.atan2(uy, ux) : Math.atan2(-uy, -ux);
+  if (v.held) return stay(v, PUSH.widthM + 0.05);
+  const z = tableZ + PUSH.heightM;
+  if (pushing(v, target, tableZ)) {
+    const end: Vec3 = [target[0] - ux * PUSH.contactM, target[1] - uy * PUSH.contactM, z];
+    return { grasp: stepTo(v.grasp, end, PUSH.speedMps * dtS), yawRad, gripperM: PUSH.widthM };
+  }
+  const behind: Vec3 = [v.object[0] - ux * PUSH.approachM, v.object[1] - uy * PUSH.approachM, z];
+  return { grasp: moveVia(v.grasp, behind, dtS), yawRad, gripperM: PUSH.widthM };
 }

@@ -1,6 +1,7 @@
 /**
  * Lock-step expert rollout, free of the bus: seeds the scene, then per control tick asks the
  * expert for targets, steps physics, updates the task, latches checkpoints and checks success.
+ * A task with a demonstration (RoboMME's video tasks) runs it first, as the twin's node does.
  */
 import type { RobotProfile } from "../../robot/types.js";
 import type { SimWorldApi } from "../world/types.js";
@@ -50,6 +51,8 @@ export interface ExpertEpisodeResult {
   annotations: SubtaskAnnotation[];
   /** Ground-truth subtask ends: the control step each subtask ended. */
   subtaskEnds: { text: string; step: number }[];
+  /** Control steps of the demonstration run before execution (0 for a task without one). */
+  demonstrationSteps: number;
 }
 
 /**
@@ -68,6 +71,7 @@ export function runExpertEpisode(world: SteppableWorld, task: TaskDefinition<Tas
   if (!task.robots.includes(robot)) throw new Error(`task "${task.id}" does not run on robot "${robot}" (supported: ${task.robots.join(", ")})`);
 
   const scene = task.createScene(world, mulberry32(seed), robot);
+  const demonstrationSteps = task.demonstration ? runDemonstration(world, task, scene, options.profile, substeps) : 0;
   const expert = options.expert === "reactive" ? reactiveExpertOf(task, world, scene, options.profile) : task.expert(world, scene, options.profile);
   const tracker = new CheckpointTracker(task.checkpoints);
   const limit = stepLimit(task, controlHz);
@@ -91,12 +95,34 @@ export function runExpertEpisode(world: SteppableWorld, task: TaskDefinition<Tas
   }
   return {
     task: task.id, seed, instruction: task.instruction(scene), success, steps,
-    checkpoints: tracker.reached(), annotations: expert.annotations(), subtaskEnds,
+    checkpoints: tracker.reached(), annotations: expert.annotations(), subtaskEnds, demonstrationSteps,
   };
+}
+
+/** Demonstration control steps allowed before a rollout gives up on it, as a multiple of the task's step limit. */
+const DEMO_LIMIT_FACTOR = 2;
+
+/**
+ * Drives the task's demonstration to its end (the scene's execution-start state), without the task's
+ * update, checkpoints or success (as TaskEpisode's demonstration phase); returns its control steps.
+ * Throws naming the task when it does not finish within DEMO_LIMIT_FACTOR step limits.
+ */
+function runDemonstration(
+  world: SteppableWorld, task: TaskDefinition<TaskScene>, scene: TaskScene, profile: RobotProfile, substeps: number,
+): number {
+  const demo = task.demonstration!(world, scene, profile);
+  const limit = DEMO_LIMIT_FACTOR * stepLimit(task, world.physicsHz / substeps);
+  for (let step = 0; step < limit; step++) {
+    const out = demo.next(world, step);
+    world.setJointTargets(out.targets);
+    for (let k = 0; k < substeps; k++) world.step();
+    if (out.done) return step + 1;
+  }
+  throw new Error(`task "${task.id}": its demonstration did not finish within ${limit} control steps`);
 }
 
 /** The task's reactive expert; throws naming the task when it has none. */
 export function reactiveExpertOf(task: TaskDefinition<TaskScene>, world: SimWorldApi, scene: TaskScene, profile: RobotProfile): ReactiveExpert {
-  if (!task.reactiveExpert) throw new Error(`task "${task.id}" has no reactive expert (tasks with one: put-back-block)`);
+  if (!task.reactiveExpert) throw new Error(`task "${task.id}" has no reactive expert (its src/sim/tasks/ file defines no reactiveExpert)`);
   return task.reactiveExpert(world, scene, profile);
 }

@@ -238,6 +238,20 @@ export class SimNode {
   /** Lock-step: advances by `deltaNs` from the current sim time. */
   advanceBy(deltaNs: bigint): Promise<void> { return this.advanceTo(this.nowNs + deltaNs); }
 
+  /**
+   * Lock-step: runs the episode's demonstration phase (RoboMME's video tasks) to its end, publishing
+   * its frames and joint states as any other steps; returns its control steps (0 without one).
+   */
+  async runDemonstration(): Promise<number> {
+    const e = this.episode;
+    if (!e) throw new Error("sim: runDemonstration needs an episode (call reset with a task first)");
+    const periodNs = this.world.stepTimeNs(this.substeps);
+    while (e.inDemonstration && !this.closed) {
+      await this.advanceTo(this.epochNs + this.world.stepTimeNs(this.world.stepCount) + periodNs);
+    }
+    return e.demonstrationSteps;
+  }
+
   /** Lock-step: runs whole control steps until the episode is done (or `maxSteps`); returns control steps run. */
   async runEpisode(maxSteps = Infinity): Promise<number> {
     const e = this.episode;
@@ -251,11 +265,12 @@ export class SimNode {
   private async stepOnce(untilNs?: number): Promise<void> {
     const w = this.world, e = this.episode;
     const atControl = w.stepCount % this.substeps === 0;
-    if (e?.expert && atControl && !e.done) {
+    const expertDrives = e?.expertDrives ?? false;
+    if (e && expertDrives && atControl && !e.done) {
       const out = e.expertTargets(w)!;
       w.setJointTargets(out.targets);
       this.expertOut = out;
-    } else if (!e?.expert) {
+    } else if (!expertDrives) {
       w.setJointTargets(this.follower.targetsAt(this.nowNs));
     }
     w.step();
@@ -271,6 +286,8 @@ export class SimNode {
 
   private async controlTick(e: TaskEpisode): Promise<void> {
     const tick = e.tick(this.world, e.expert ? this.expertOut : null);
+    // The demonstration just ended: whoever commands next starts from where it left the arm.
+    if (tick.demonstration && !e.inDemonstration) this.follower.holdAt(this.world.jointPositions());
     this.pub.subtaskEnd(tick.subtaskEnded !== undefined);
     if (tick.subtaskChanged !== undefined) this.pub.subtask(tick.subtaskChanged);
     for (const c of tick.checkpoints) this.pub.checkpoints({ task: e.task.id, seed: e.seed, ...c });

@@ -5,6 +5,12 @@
  * (the task's `subtaskDone`, see tasks/progress.ts) are kept beside them; when anything else drives
  * (a learned policy, teleop), the progress-based ends are the stream. The node calls `tick` once
  * per control step after physics; what it returns is what goes on the /sim/* topics.
+ *
+ * A task with a `demonstration` (RoboMME's video tasks) starts in a demonstration phase: the
+ * demonstration expert drives, whoever else would, and the task's update, checkpoints, success,
+ * progress and step limit wait; once it is done the execution phase starts at step 0. A definition
+ * whose `expert` is its `demonstration` (`{ ...task, expert: task.demonstration }`) has no such
+ * phase: the demonstration is then the episode.
  */
 import type { RobotProfile } from "../../robot/types.js";
 import type { ScriptedExpert } from "../expert/types.js";
@@ -26,6 +32,8 @@ export interface EpisodeTick {
   success: boolean;
   /** True on the step the episode ends (success after the expert is done, success without an expert, or the step limit). */
   done: boolean;
+  /** True on the control steps of the demonstration phase (`step` counts them from 0, as execution's do). */
+  demonstration?: boolean;
 }
 
 /** The task side of an episode. */
@@ -42,6 +50,10 @@ export class TaskEpisode {
   private readonly subtaskEnds: SubtaskEnd[] = [];
   private readonly progress: SubtaskProgress<TaskScene>;
   private doneTicks = 0;
+  /** The demonstration expert while its phase runs; null once execution has started (or without one). */
+  private demo: ScriptedExpert | null;
+  private demoSteps = 0;
+  private demoFinished = false;
 
   /** Creates the scene for `seed` in a freshly reset world; with `withExpert` the scripted expert drives. */
   constructor(readonly task: TaskDefinition<TaskScene>, readonly seed: number, world: SimWorldApi, profile: RobotProfile, readonly controlHz: number, withExpert: boolean) {
@@ -51,12 +63,22 @@ export class TaskEpisode {
     this.instruction = task.instruction(this.scene);
     this.limit = stepLimit(task, controlHz);
     this.tracker = new CheckpointTracker(task.checkpoints);
+    // No phase when the demonstration is itself the episode's expert (a twin that only records the video).
+    const demonstrates = task.demonstration !== undefined && task.expert !== task.demonstration;
+    this.demo = demonstrates ? task.demonstration!(world, this.scene, profile) : null;
     this.expert = withExpert ? task.expert(world, this.scene, profile) : null;
     this.progress = new SubtaskProgress(task, this.scene);
     this.subtask = this.progress.current;
   }
 
-  /** Control steps run so far. */
+  /** True while the demonstration phase runs (its expert drives the robot). */
+  get inDemonstration(): boolean { return this.demo !== null; }
+  /** Control steps the demonstration took (so far, while it runs). */
+  get demonstrationSteps(): number { return this.demoSteps; }
+  /** True when an expert's targets drive the robot on the next control step: the demonstration's or the expert's. */
+  get expertDrives(): boolean { return this.demo !== null || this.expert !== null; }
+
+  /** Control steps of the execution phase run so far. */
   get stepCount(): number { return this.steps; }
   get success(): boolean { return this.succeeded; }
   get done(): boolean { return this.finished; }
@@ -72,11 +94,18 @@ export class TaskEpisode {
 
   /** Expert targets for the next control step (null when no expert drives). */
   expertTargets(world: SimWorldApi): { targets: Float64Array; subtaskEnded?: string; subtask?: string; done: boolean } | null {
+    // The demonstration's own subtask texts stay out of the episode's stream (only its targets drive).
+    if (this.demo) {
+      const out = this.demo.next(world, this.demoSteps);
+      this.demoFinished = out.done;
+      return { targets: out.targets, done: false };
+    }
     return this.expert ? this.expert.next(world, this.steps) : null;
   }
 
   /** Called after the physics of one control step, with the expert's output of that step if any. */
   tick(world: SimWorldApi, expertOut: { subtaskEnded?: string; subtask?: string; done: boolean } | null): EpisodeTick {
+    if (this.demo) return this.demoTick();
     const step = this.steps;
     this.task.update(world, this.scene);
     const checkpoints = this.tracker.evaluate(world, this.scene, step);
@@ -99,5 +128,12 @@ export class TaskEpisode {
     const expertDone = expertOut ? expertOut.done && (this.succeeded || ++this.doneTicks >= settleTicks) : this.succeeded;
     if (!this.finished && (expertDone || this.steps >= this.limit)) { this.finished = true; out.done = true; }
     return out;
+  }
+
+  /** One control step of the demonstration phase: execution starts after the step its expert reports done. */
+  private demoTick(): EpisodeTick {
+    const step = this.demoSteps++;
+    if (this.demoFinished) this.demo = null;
+    return { step, checkpoints: [], success: false, done: false, demonstration: true };
   }
 }

@@ -1,8 +1,9 @@
 /**
  * Runs scripted-expert episodes on a SimNode in lock-step (what `engram sim --expert` does):
  * per episode a reset with the seed, the expert driving every control step, the task's ground
- * truth published on the bus, optional PNG snapshots of every camera at the start and at each
- * subtask end. Returns the summary object the CLI prints.
+ * truth published on the bus, optional PNG snapshots of every camera at the start (and, after
+ * a video task's demonstration, at the execution's start) and at each subtask end. Returns the
+ * summary object the CLI prints.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -64,6 +65,11 @@ export async function runExpertEpisodes(node: SimNode, o: ExpertRunOptions): Pro
     const episode = node.reset({ task: o.task, seed, expert: true })!;
     const dir = o.snapshotDir ? join(o.snapshotDir, o.task.id, `seed${seed}`) : null;
     if (dir) await snapshot(node, dir, "00_start");
+    // A video task's demonstration runs first; its end is the execution's start.
+    if (episode.inDemonstration) {
+      await node.runDemonstration();
+      if (dir) await snapshot(node, dir, "00_execution_start");
+    }
     let ends = 0;
     const unhook = dir
       ? node.onTickHook(async (tick) => {

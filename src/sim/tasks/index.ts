@@ -5,6 +5,7 @@
 import { batteryTry } from "./battery-try.js";
 import { blocksRankingTry } from "./blocks-ranking-try.js";
 import { coverBlocks } from "./cover-blocks.js";
+import { moveCube } from "./move-cube.js";
 import { observeAndPickUp } from "./observe-and-pick-up.js";
 import { pressButton } from "./press-button.js";
 import { putBackBlock } from "./put-back-block.js";
@@ -12,6 +13,8 @@ import { rearrangeBlocks } from "./rearrange-blocks.js";
 import { swapBlocks } from "./swap-blocks.js";
 import { swapT } from "./swap-t.js";
 import type { TaskDefinition, TaskScene } from "./types.js";
+import { videoPlaceOrder } from "./video-place-order.js";
+import { videoUnmask } from "./video-unmask.js";
 import { TASK_IDS, type TaskId } from "../../task/index.js";
 
 export { taskRobotOf } from "../../task/index.js";
@@ -27,10 +30,12 @@ const BY_ID: Record<TaskId, TaskDefinition<TaskScene>> = {
   "put-back-block": putBackBlock, "rearrange-blocks": rearrangeBlocks, "swap-blocks": swapBlocks,
   "cover-blocks": coverBlocks, "press-button": pressButton, "observe-and-pick-up": observeAndPickUp,
   "swap-t": swapT, "battery-try": batteryTry, "blocks-ranking-try": blocksRankingTry,
+  "video-place-order": videoPlaceOrder, "video-unmask": videoUnmask,
+  "move-cube": moveCube,
 };
 const TASKS: TaskDefinition<TaskScene>[] = TASK_IDS.map((id) => BY_ID[id]);
 
-/** All tasks: the first five in the order they were added, then the other four RMBench tasks. */
+/** All tasks: the first five in the order they were added, the other four RMBench tasks, then RoboMME's video tasks. */
 export function listTasks(): TaskDefinition<TaskScene>[] {
   return TASKS.slice();
 }

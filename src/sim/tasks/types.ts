@@ -47,7 +47,14 @@ export interface SimTaskParts<S extends TaskScene> {
   success(world: SimWorldApi, scene: S): boolean;
   /** One predicate per checkpoint of the spec, by checkpoint id. */
   predicates: Record<string, CheckpointPredicate<S>>;
-  /** A scripted expert for this scene. */
+  /**
+   * RoboMME's video tasks: the scripted demonstration a motion planner performs in this scene before
+   * execution (the video the policy is shown). Made right after `createScene`, driven from control
+   * step 0 until it reports `done`; it leaves the scene in its execution-start state (arm at home).
+   * `update`, checkpoints, success and subtask progress start after it (see sim/node/TaskEpisode.ts).
+   */
+  demonstration?(this: TaskDefinition<S>, world: SimWorldApi, scene: S, robot: RobotProfile): ScriptedExpert;
+  /** A scripted expert for this scene (the execution phase, after any demonstration). */
   expert(this: TaskDefinition<S>, world: SimWorldApi, scene: S, robot: RobotProfile): ScriptedExpert;
   /** An expert that decides from the current ground truth (labels any state; DAgger), where the task has one. */
   reactiveExpert?(this: TaskDefinition<S>, world: SimWorldApi, scene: S, robot: RobotProfile): ReactiveExpert;
@@ -76,14 +83,15 @@ export interface TaskDefinition<S extends TaskScene = TaskScene> {
   success(world: SimWorldApi, scene: S): boolean;
   /** The spec's checkpoints, in its order, each with its predicate. */
   checkpoints: CheckpointDef<S>[];
+  demonstration?(world: SimWorldApi, scene: S, robot: RobotProfile): ScriptedExpert;
   expert(world: SimWorldApi, scene: S, robot: RobotProfile): ScriptedExpert;
   reactiveExpert?(world: SimWorldApi, scene: S, robot: RobotProfile): ReactiveExpert;
   /** The demonstration prompt's expert, where the task has one (SimTaskParts.demonstration). */
   demonstration?(world: SimWorldApi, scene: S, robot: RobotProfile): ScriptedExpert;
 }
 
-/** A spec whose subtask list can be read from scene `S` (the scene keeps what the subtasks depend on). */
-interface SubtasksOf<S> { subtasks(scene: S): string[] }
+/** A spec whose subtask list (and instruction, if it varies) can be read from scene `S`. */
+interface SubtasksOf<S> { subtasks(scene: S): string[]; instructionFor?(scene: S): string }
 
 /**
  * A task definition from its spec and the sim's parts: id, memory class, robots, time limit,
@@ -104,7 +112,7 @@ export function defineTask<S extends TaskScene>(
   return {
     spec,
     id: spec.id, tmc: spec.tmc, robots: spec.robots, timeLimitS: spec.timeLimitS,
-    instruction: () => spec.instruction,
+    instruction: (scene: S) => spec.instructionFor?.(scene) ?? spec.instruction,
     subtasks: (scene: S) => spec.subtasks(scene),
     checkpoints: spec.checkpoints.map((c) => ({ ...c, predicate: predicates[c.id]! })),
     ...rest,
