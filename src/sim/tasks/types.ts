@@ -58,11 +58,6 @@ export interface SimTaskParts<S extends TaskScene> {
   expert(this: TaskDefinition<S>, world: SimWorldApi, scene: S, robot: RobotProfile): ScriptedExpert;
   /** An expert that decides from the current ground truth (labels any state; DAgger), where the task has one. */
   reactiveExpert?(this: TaskDefinition<S>, world: SimWorldApi, scene: S, robot: RobotProfile): ReactiveExpert;
-  /**
-   * The expert that performs the task's demonstration prompt on this scene (RoboMME's video tasks:
-   * a motion planner shows the task before the policy acts; app/twinDemonstration.ts), where it has one.
-   */
-  demonstration?(this: TaskDefinition<S>, world: SimWorldApi, scene: S, robot: RobotProfile): ScriptedExpert;
 }
 
 /** One RMBench task in the twin: its spec's facts, read from the spec, and the sim's parts. */
@@ -83,11 +78,10 @@ export interface TaskDefinition<S extends TaskScene = TaskScene> {
   success(world: SimWorldApi, scene: S): boolean;
   /** The spec's checkpoints, in its order, each with its predicate. */
   checkpoints: CheckpointDef<S>[];
+  /** The scripted demonstration (SimTaskParts.demonstration), where the task has one. */
   demonstration?(world: SimWorldApi, scene: S, robot: RobotProfile): ScriptedExpert;
   expert(world: SimWorldApi, scene: S, robot: RobotProfile): ScriptedExpert;
   reactiveExpert?(world: SimWorldApi, scene: S, robot: RobotProfile): ReactiveExpert;
-  /** The demonstration prompt's expert, where the task has one (SimTaskParts.demonstration). */
-  demonstration?(world: SimWorldApi, scene: S, robot: RobotProfile): ScriptedExpert;
 }
 
 /** A spec whose subtask list (and instruction, if it varies) can be read from scene `S`. */
