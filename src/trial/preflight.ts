@@ -65,14 +65,15 @@ export async function preflightIssues(o: PreflightInput): Promise<ConfigIssue[]>
 
 /**
  * The texts a Mem-0 policy tokenizes in an episode: the global instruction for M(1) tasks (and
- * M(n) ones without a planner), the subtasks for M(n) tasks whose planner hands them out (scripted,
- * oracle); an OpenAI-compatible planner's answers are only known at run time.
+ * M(n) ones without a planner), the subtasks for M(n) tasks whose planner hands them out (the
+ * oracle-list and oracle ablations); a learned planner's answers are its own vocabulary (checked
+ * against the tokenizer's when the bundle loads), an OpenAI-compatible planner's only known at run time.
  */
 export function textsToTokenize(
   task: TaskSpec, planner: string, instruction: string, subtasks: string[],
 ): TaskText[] {
   if (task.tmc === "M1" || planner === "none") return [{ text: instruction, role: "instruction" }];
-  if (planner === "scripted" || planner === "oracle") return subtasks.map((text) => ({ text, role: "subtask" }));
+  if (planner === "oracle-list" || planner === "oracle") return subtasks.map((text) => ({ text, role: "subtask" }));
   return [];
 }
 

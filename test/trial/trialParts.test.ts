@@ -43,7 +43,7 @@ test("runSecrets: the planner key and a remote bundle's token, read from the var
     assert.equal(runSecrets(cfg, remote, env).redact(text), "[redacted] [redacted] not-a-secret");
     assert.equal(runSecrets(cfg, remote, token).redact(text), "sk-planner-0123 [redacted] not-a-secret");
     const tiny = new URL("../../policies/test-tiny", import.meta.url).pathname;
-    assert.equal(runSecrets(base, tiny, env).size, 0, "scripted planner, in-process bundle");
+    assert.equal(runSecrets(base, tiny, env).size, 0, "learned planner, in-process bundle");
     assert.equal(runSecrets(base, "/nonexistent/bundle", env).size, 0, "an unreadable bundle holds no token");
   } finally {
     rmSync(remote, { recursive: true, force: true });
