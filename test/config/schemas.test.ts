@@ -116,7 +116,7 @@ test("planner kind: learned by default, the renamed scripted kind says its new n
   assert.equal(e.length, 1, e.join("\n"));
   assert.match(e[0]!, /policy\.planner\.kind: planner kind "scripted" is now "oracle-list": it walks the task's subtask list/);
   const unknown = errors(check("run.yaml", minimal.replace("policy: {}", "policy: {planner: {kind: gpt}}"), runConfigSchema));
-  assert.match(unknown[0]!, /policy\.planner\.kind: expected one of learned, openai, oracle-list, oracle, none, found "gpt"/);
+  assert.match(unknown[0]!, /policy\.planner\.kind: expected one of "learned", "openai", "oracle-list", "oracle", "none", found string "gpt"/);
   for (const file of ["sim-x-one.yaml", "sim-franka.yaml", "x-one.yaml", "franka-droid.yaml", "sim-x-one-oracle.yaml"]) {
     const launch = check(file, readFileSync(join(REPO, "launch", file), "utf8"), runConfigSchema);
     assert.ok(launch.ok && !["oracle-list", "oracle"].includes(launch.value.policy.planner.kind), `${file}: a privileged default planner`);

@@ -36,13 +36,15 @@ export const SCRIPTED_RENAMED = "planner kind \"scripted\" is now \"oracle-list\
   + "list, which the twin computes from the hidden scene (a privileged oracle, for ablations only); "
   + "use \"learned\" (the bundle's planner.onnx) or \"openai\" to evaluate a planner";
 
-const plannerKind = z.enum(PLANNER_KINDS, {
-  errorMap: (issue, ctx) => ({
-    message: ctx.data === "scripted" ? SCRIPTED_RENAMED
-      : issue.code === "invalid_enum_value" ? `expected one of ${PLANNER_KINDS.join(", ")}, found ${JSON.stringify(ctx.data)}`
-      : ctx.defaultError,
-  }),
-});
+/** One of PLANNER_KINDS. */
+export type PlannerKind = (typeof PLANNER_KINDS)[number];
+
+// A plain string checked here (not z.enum) so the renamed kind gets its own message.
+const plannerKind = z.string().superRefine((k, ctx) => {
+  if ((PLANNER_KINDS as readonly string[]).includes(k)) return;
+  const message = k === "scripted" ? SCRIPTED_RENAMED : `expected one of ${PLANNER_KINDS.map((o) => JSON.stringify(o)).join(", ")}`;
+  ctx.addIssue({ code: z.ZodIssueCode.custom, message });
+}).transform((k) => k as PlannerKind);
 
 const plannerSchema = z.object({
   kind: plannerKind,
