@@ -14,7 +14,8 @@ import { openLearnedPlanner } from "../src/policy/planner/learned.js";
 import { addTinyPlanner, tinyPlannerWeights } from "../src/policy/planner/testPlanner.js";
 import type { FinishedSubtask } from "../src/policy/planner/types.js";
 
-const TASK = "Cover the three blocks with the lids from left to right, then uncover them in the order red, green, blue.";
+const TASK = "Cover the three blocks with the lids from left to right, "
+  + "then uncover them in the order red, green, blue.";
 const VOCAB = [
   "cover the left block with a lid", "cover the middle block with a lid", "cover the right block with a lid",
   "uncover the red block", "uncover the green block", "uncover the blue block",
@@ -40,15 +41,18 @@ export async function bench(): Promise<Record<string, unknown>> {
   try {
     writeTestBundle(dir);
     const plan = [0, 1, 2, 3, 4, 5];
-    addTinyPlanner(dir, tinyPlannerWeights({ tasks: [TASK], vocabulary: VOCAB, plans: [plan], slots: SLOTS, image: { width: 64, height: 48 } }));
+    const spec = { tasks: [TASK], vocabulary: VOCAB, plans: [plan], slots: SLOTS, image: { width: 64, height: 48 } };
+    addTinyPlanner(dir, tinyPlannerWeights(spec));
     const planner = await openLearnedPlanner(dir);
     try {
       const images = await Promise.all(Array.from({ length: 140 }, (_, i) => image(i)));
       const initial = images[0]!;
-      const finished: FinishedSubtask[] = Array.from({ length: SLOTS - 1 }, (_, k) => ({ subtask: VOCAB[k % 6]!, endImageJpeg: images[1 + k]! }));
+      const finished: FinishedSubtask[] = Array.from({ length: SLOTS - 1 },
+        (_, k) => ({ subtask: VOCAB[k % 6]!, endImageJpeg: images[1 + k]! }));
       const call = async (last: Uint8Array, first = initial, older = finished) => {
         const t = performance.now();
-        await planner.next(plannerContext(TASK, first, [...older, { subtask: VOCAB[0]!, endImageJpeg: last }], true)).catch(() => null);
+        const ctx = plannerContext(TASK, first, [...older, { subtask: VOCAB[0]!, endImageJpeg: last }], true);
+        await planner.next(ctx).catch(() => null);
         return performance.now() - t;
       };
       for (let i = 0; i < 5; i++) await call(images[10 + i]!);
@@ -59,7 +63,8 @@ export async function bench(): Promise<Record<string, unknown>> {
         const fresh = finished.map((f) => ({ ...f, endImageJpeg: f.endImageJpeg.slice() }));
         cold.push(await call(initial.slice(), initial.slice(), fresh));
       }
-      return { slots: SLOTS, planner_image: "64x48", camera: `${CAMERA.width}x${CAMERA.height}`, call_ms: stats(warm), cold_call_ms: stats(cold) };
+      const camera = `${CAMERA.width}x${CAMERA.height}`;
+      return { slots: SLOTS, planner_image: "64x48", camera, call_ms: stats(warm), cold_call_ms: stats(cold) };
     } finally {
       await planner.close();
     }

@@ -67,7 +67,8 @@ export async function mergeRuns(dirs: readonly string[], outDir: string): Promis
   const { planner, classifier } = first.summary; // slices of one run share its config (run.json)
   const parts = { planner: { kind: planner.kind ?? null, privileged: planner.privileged ?? null },
     classifier: { kind: classifier.kind ?? null, privileged: classifier.privileged ?? null } };
-  return finishRun(out, { task: first.summary.task, policy: first.summary.policy, episodes: records, tickMs, lateTicks: late, aborted, parts });
+  const { task, policy } = first.summary;
+  return finishRun(out, { task, policy, episodes: records, tickMs, lateTicks: late, aborted, parts });
 }
 
 function readSlice(dir: string): Slice {

@@ -154,7 +154,8 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
             policy: { policy: loopPolicy, imageSpecs },
             planning: {
               complexity, globalTask: instruction, keyMemory: cfg.policy.key_memory,
-              planner: task.tmc === "M1" ? null : plannerFor(cfg.policy.planner, episode.subtasks, oraclePlanner, learnedPlanner),
+              planner: task.tmc === "M1" ? null
+                : plannerFor(cfg.policy.planner, episode.subtasks, oraclePlanner, learnedPlanner),
             },
             events, signal: o.signal, controlHz, maxSteps: o.maxSteps ?? episode.stepLimit,
           });

@@ -134,7 +134,10 @@ export function summarizeRun(args: {
       recall: scored.length === 0 || tp + fn === 0 ? null : round4(tp / (tp + fn)),
       mean_offset_steps: offsets.length === 0 ? null : round4(offsets.reduce((a, b) => a + b, 0) / offsets.length),
     },
-    planner: { ...partOf(args.parts?.planner), calls: latencies.length, latency_ms_p50: latencies.length === 0 ? null : percentile(latencies, 0.5) },
+    planner: {
+      ...partOf(args.parts?.planner), calls: latencies.length,
+      latency_ms_p50: latencies.length === 0 ? null : percentile(latencies, 0.5),
+    },
     tick_ms: {
       p50: args.tickMs.length === 0 ? null : percentile(args.tickMs, 0.5),
       p99: args.tickMs.length === 0 ? null : percentile(args.tickMs, 0.99),

@@ -114,7 +114,9 @@ export function plannerFor(
  * opened once for the run; null otherwise. Throws naming the bundle when it has no planner section
  * or the section does not check (a remote bundle has none: its server plans nothing).
  */
-export async function openRunPlanner(cfg: RunCfg, tmc: "M1" | "Mn", policyPath: string): Promise<LearnedPlanner | null> {
+export async function openRunPlanner(
+  cfg: RunCfg, tmc: "M1" | "Mn", policyPath: string,
+): Promise<LearnedPlanner | null> {
   if (cfg.policy.planner.kind !== "learned" || tmc === "M1") return null;
   return openLearnedPlanner(policyPath);
 }

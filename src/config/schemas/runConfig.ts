@@ -42,7 +42,8 @@ export type PlannerKind = (typeof PLANNER_KINDS)[number];
 // A plain string checked here (not z.enum) so the renamed kind gets its own message.
 const plannerKind = z.string().superRefine((k, ctx) => {
   if ((PLANNER_KINDS as readonly string[]).includes(k)) return;
-  const message = k === "scripted" ? SCRIPTED_RENAMED : `expected one of ${PLANNER_KINDS.map((o) => JSON.stringify(o)).join(", ")}`;
+  const known = PLANNER_KINDS.map((o) => JSON.stringify(o)).join(", ");
+  const message = k === "scripted" ? SCRIPTED_RENAMED : `expected one of ${known}`;
   ctx.addIssue({ code: z.ZodIssueCode.custom, message });
 }).transform((k) => k as PlannerKind);
 

@@ -135,7 +135,9 @@ export function sectionShapeIssues(
         problems.push(issueAt(source, [...field, dir, role, "shape"], message));
       }
       const want = typeOf(role);
-      if (spec.type !== want) problems.push(issueAt(source, [...field, dir, role, "type"], `expected ${want} for role ${role}, found ${spec.type}`));
+      if (spec.type !== want) {
+        problems.push(issueAt(source, [...field, dir, role, "type"], `expected ${want} for role ${role}, found ${spec.type}`));
+      }
     }
   }
   return problems;
@@ -151,21 +153,24 @@ export function sectionOnnxIssues(
   for (const [dir, actual, word] of [["inputs", inputs, "input"], ["outputs", outputs, "output"]] as const) {
     const declared = Object.entries(section[dir]);
     for (const [role, spec] of declared) {
-      const at = (f: string, message: string) =>
-        problems.push(issueAt(source, [...field, dir, role, f], `${file} ${word} "${spec.name}" (${role}): ${message}`));
+      const what = `${file} ${word} "${spec.name}" (${role})`;
+      const at = (f: string, message: string) => problems.push(issueAt(source, [...field, dir, role, f], `${what}: ${message}`));
       const info = actual.find((a) => a.name === spec.name);
       if (!info) {
         at("name", `not in the model; its ${word}s are [${actual.map((a) => `"${a.name}"`).join(", ")}]`);
         continue;
       }
       if (info.type !== spec.type) at("type", `element type ${info.type} expected ${spec.type}`);
-      const ok = info.shape.length === spec.shape.length && spec.shape.every((want, i) => typeof want === "string" || info.shape[i] === want);
+      const ok = info.shape.length === spec.shape.length
+        && spec.shape.every((want, i) => typeof want === "string" || info.shape[i] === want);
       if (!ok) at("shape", `shape ${renderShape(info.shape)} expected ${renderShape(spec.shape, shapes[role])}`);
     }
     if (dir === "inputs") {
       const known = new Set(declared.map(([, s]) => s.name));
       for (const a of actual) {
-        if (!known.has(a.name)) problems.push(issueAt(source, [...field, "inputs"], `${file} has input "${a.name}" the manifest does not declare`));
+        if (known.has(a.name)) continue;
+        const message = `${file} has input "${a.name}" the manifest does not declare`;
+        problems.push(issueAt(source, [...field, "inputs"], message));
       }
     }
   }

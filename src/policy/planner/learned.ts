@@ -9,13 +9,17 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import * as ort from "onnxruntime-node";
-import { ConfigError, issueAt, loadPolicyManifest, type ConfigIssue, type PlannerSection, type YamlSource } from "../../config/index.js";
+import {
+  ConfigError, issueAt, loadPolicyManifest, type ConfigIssue, type PlannerSection, type YamlSource,
+} from "../../config/index.js";
 import { frameToTensor, type ImageSpec } from "../../observe/preprocess.js";
 import { sha256Hex } from "../mem0/bundleIntegrity.js";
 import { manifestFileOf } from "../mem0/bundle.js";
 import { sectionOnnxIssues } from "../mem0/manifest.js";
 import { f32, i64, openSession, sessionValues, type OpenSession } from "../mem0/ortSession.js";
-import { indexOfText, plannerFeeds, plannerSectionIssues, plannerShapes, type KeyMemoryEntry } from "./learnedManifest.js";
+import {
+  indexOfText, plannerFeeds, plannerSectionIssues, plannerShapes, type KeyMemoryEntry,
+} from "./learnedManifest.js";
 import { PlannerFailure, type Planner, type PlannerAnswer, type PlannerContext } from "./types.js";
 
 /** The learned planner over one open planner.onnx session. */
@@ -37,11 +41,13 @@ export class LearnedPlanner implements Planner {
     const fail = (kind: "garbage" | "complete", why: string) =>
       new PlannerFailure(kind, `learned planner (${this.where}): ${why}`, 1, performance.now() - t0);
     const task = indexOfText(p.tasks, ctx.globalTask);
-    if (task < 0) throw fail("garbage", `global task ${JSON.stringify(ctx.globalTask)} is not one of its ${p.tasks.length} planner.tasks`);
+    const known = `${p.tasks.length} planner.tasks`;
+    if (task < 0) throw fail("garbage", `global task ${JSON.stringify(ctx.globalTask)} is not one of its ${known}`);
     const finished: KeyMemoryEntry[] = [];
     for (const [k, f] of ctx.finished.entries()) {
       const subtask = indexOfText(p.vocabulary, f.subtask);
-      if (subtask < 0) throw fail("garbage", `finished subtask ${k} ${JSON.stringify(f.subtask)} is not in planner.vocabulary`);
+      const text = JSON.stringify(f.subtask);
+      if (subtask < 0) throw fail("garbage", `finished subtask ${k} ${text} is not in planner.vocabulary`);
       finished.push({ subtask, image: await this.image(f.endImageJpeg, `end image of finished subtask ${k}`) });
     }
     const feeds = plannerFeeds(p, task, await this.image(ctx.initialImageJpeg, "initial image"), finished);
@@ -62,7 +68,8 @@ export class LearnedPlanner implements Planner {
     }
     const answer = argmax(logits.data as Float32Array);
     if (answer < 0) throw fail("garbage", `output "${p.model.outputs.logits.name}" is not finite`);
-    if (answer === p.vocabulary.length) throw fail("complete", `answered done after ${ctx.finished.length} finished subtask(s)`);
+    const n = ctx.finished.length;
+    if (answer === p.vocabulary.length) throw fail("complete", `answered done after ${n} finished subtask(s)`);
     return { subtask: p.vocabulary[answer]!, latencyMs: performance.now() - t0 };
   }
 
@@ -74,8 +81,12 @@ export class LearnedPlanner implements Planner {
   private async image(jpeg: Uint8Array, what: string): Promise<Float32Array> {
     const hit = this.decoded.get(jpeg);
     if (hit) return hit;
-    if (jpeg.length === 0) throw new PlannerFailure("garbage", `learned planner (${this.where}): no ${what} (the planner camera sent none)`, 1, 0);
-    const frame = { kind: "compressed" as const, msg: { header: { stamp: { sec: 0, nanosec: 0 }, frame_id: "" }, format: "jpeg", data: jpeg } };
+    if (jpeg.length === 0) {
+      const message = `learned planner (${this.where}): no ${what} (the planner camera sent none)`;
+      throw new PlannerFailure("garbage", message, 1, 0);
+    }
+    const header = { stamp: { sec: 0, nanosec: 0 }, frame_id: "" };
+    const frame = { kind: "compressed" as const, msg: { header, format: "jpeg", data: jpeg } };
     const tensor = await frameToTensor(frame, this.imageSpec, `learned planner ${what}`);
     this.decoded.set(jpeg, tensor);
     return tensor;
@@ -101,13 +112,15 @@ async function openChecked(bundlePath: string): Promise<{ planner: LearnedPlanne
   const file = resolve(dir, p.model.file);
   let bytes: Uint8Array;
   try { bytes = readFileSync(file); } catch (err) {
-    return { planner: null, issues: [...issues, issueAt(source, ["planner", "model", "file"], `expected a readable ONNX file, found ${file}: ${(err as Error).message}`)] };
+    const message = `expected a readable ONNX file, found ${file}: ${(err as Error).message}`;
+    return { planner: null, issues: [...issues, issueAt(source, ["planner", "model", "file"], message)] };
   }
   const sum = checksumIssueOf(source, p, bytes);
   if (sum) issues.push(sum);
   let session: OpenSession;
   try { session = await openSession(bytes, "cpu"); } catch (err) {
-    const message = `expected an ONNX model onnxruntime can load, found ${file}: ${(err as Error).message.split("\n")[0]}`;
+    const why = (err as Error).message.split("\n")[0];
+    const message = `expected an ONNX model onnxruntime can load, found ${file}: ${why}`;
     return { planner: null, issues: [...issues, issueAt(source, ["planner", "model", "file"], message)] };
   }
   const { inputs, outputs } = sessionValues(session.session);
@@ -117,7 +130,10 @@ async function openChecked(bundlePath: string): Promise<{ planner: LearnedPlanne
     return { planner: null, issues };
   }
   const norm = manifest.image.pixel_normalization;
-  const spec: ImageSpec = { width: p.image.width, height: p.image.height, mean: norm.mean as ImageSpec["mean"], std: norm.std as ImageSpec["std"] };
+  const spec: ImageSpec = {
+    width: p.image.width, height: p.image.height,
+    mean: norm.mean as ImageSpec["mean"], std: norm.std as ImageSpec["std"],
+  };
   return { planner: new LearnedPlanner(p, session, spec, manifestFileOf(bundlePath)), issues: [] };
 }
 
@@ -126,7 +142,8 @@ function checksumIssueOf(source: YamlSource, p: PlannerSection, bytes: Uint8Arra
   if (found === p.model.sha256) return null;
   const message = p.model.sha256 === undefined
     ? `expected the SHA-256 of ${p.model.file} (sha256: ${found} for the file there now), found nothing (field missing)`
-    : `${p.model.file} has SHA-256 ${found}, expected ${p.model.sha256}: the file is not the one this manifest was written for`;
+    : `${p.model.file} has SHA-256 ${found}, expected ${p.model.sha256}: `
+      + "the file is not the one this manifest was written for";
   return issueAt(source, ["planner", "model", "sha256"], message);
 }
 
@@ -139,8 +156,9 @@ export async function openLearnedPlanner(bundlePath: string): Promise<LearnedPla
   const { planner, issues } = await openChecked(bundlePath);
   if (issues.length > 0) throw new ConfigError(issues);
   if (!planner) {
-    throw new Error(`${manifestFileOf(bundlePath)}: no planner section (planner.onnx), so policy.planner.kind "learned" cannot `
-      + `plan this M(n) task; add one (engram_ml/planner), or set policy.planner.kind to openai, or to oracle-list (privileged, ablations only)`);
+    throw new Error(`${manifestFileOf(bundlePath)}: no planner section (planner.onnx), so policy.planner.kind `
+      + `"learned" cannot plan this M(n) task; add one (engram_ml/planner), or set policy.planner.kind to openai, `
+      + "or to oracle-list (privileged, ablations only)");
   }
   return planner;
 }

@@ -31,7 +31,9 @@ export function plannerType(role: string): string {
  * Issues of the section against itself and the bundle: declared shapes and types, no repeated
  * task or answer, every answer in the tokenizer's vocabulary (the policy must follow each one).
  */
-export function plannerSectionIssues(source: YamlSource, p: PlannerSection, tokenizerTexts: readonly string[]): ConfigIssue[] {
+export function plannerSectionIssues(
+  source: YamlSource, p: PlannerSection, tokenizerTexts: readonly string[],
+): ConfigIssue[] {
   const problems = sectionShapeIssues(source, ["planner", "model"], p.model, plannerShapes(p), plannerType);
   const known = new Set(tokenizerTexts.map(canonicalInstruction));
   for (const list of ["tasks", "vocabulary"] as const) {
@@ -39,10 +41,14 @@ export function plannerSectionIssues(source: YamlSource, p: PlannerSection, toke
     p[list].forEach((text, i) => {
       const key = canonicalInstruction(text);
       const first = seen.get(key);
-      if (first !== undefined) problems.push(issueAt(source, ["planner", list, i], `expected each entry once, found ${JSON.stringify(text)} again (first at ${first})`));
+      if (first !== undefined) {
+        const message = `expected each entry once, found ${JSON.stringify(text)} again (first at ${first})`;
+        problems.push(issueAt(source, ["planner", list, i], message));
+      }
       seen.set(key, i);
       if (list === "vocabulary" && !known.has(key)) {
-        const message = `expected an answer the policy can follow, found ${JSON.stringify(text)}, not in tokenizer.vocabulary`;
+        const found = `found ${JSON.stringify(text)}, not in tokenizer.vocabulary`;
+        const message = `expected an answer the policy can follow, ${found}`;
         problems.push(issueAt(source, ["planner", list, i], message));
       }
     });
@@ -66,11 +72,14 @@ export interface KeyMemoryEntry { subtask: number; image: Float32Array }
  * The feeds for task index `task`, the initial image and the key memory `finished` (oldest first):
  * the last M entries fill slots 0.., the rest stay zero with mask 0. Key memory off is an empty list.
  */
-export function plannerFeeds(p: PlannerSection, task: number, initialImage: Float32Array, finished: readonly KeyMemoryEntry[]): PlannerFeeds {
+export function plannerFeeds(
+  p: PlannerSection, task: number, initialImage: Float32Array, finished: readonly KeyMemoryEntry[],
+): PlannerFeeds {
   const M = p.key_memory_slots;
   const plane = 3 * p.image.height * p.image.width;
   const check = (img: Float32Array, what: string) => {
-    if (img.length !== plane) throw new Error(`planner ${what}: ${img.length} values, expected 3x${p.image.height}x${p.image.width} = ${plane}`);
+    const size = `3x${p.image.height}x${p.image.width}`;
+    if (img.length !== plane) throw new Error(`planner ${what}: ${img.length} values, expected ${size} = ${plane}`);
   };
   check(initialImage, "initial image");
   const shown = finished.slice(-M);

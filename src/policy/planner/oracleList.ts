@@ -16,7 +16,8 @@ export class OracleListPlanner implements Planner {
     const subtask = this.subtasks[n];
     if (subtask === undefined) {
       const list = `the list has ${this.subtasks.length} [${this.subtasks.join(" | ")}]`;
-      throw new PlannerFailure("complete", `oracle-list planner: ${n} subtasks finished, ${list}`, 1, performance.now() - t0);
+      const message = `oracle-list planner: ${n} subtasks finished, ${list}`;
+      throw new PlannerFailure("complete", message, 1, performance.now() - t0);
     }
     return { subtask, latencyMs: performance.now() - t0 };
   }

@@ -106,7 +106,8 @@ export function tinyPlannerSection(w: TinyPlannerWeights, bytes: Uint8Array, fil
       file, sha256: sha256Hex(bytes),
       inputs: {
         task: t("task", "int64", [1, 1]), initial_image: t("initial_image", "float32", [1, 3, height, width]),
-        key_images: t("key_images", "float32", [1, M, 3, height, width]), key_subtasks: t("key_subtasks", "int64", [1, M]),
+        key_images: t("key_images", "float32", [1, M, 3, height, width]),
+        key_subtasks: t("key_subtasks", "int64", [1, M]),
         key_mask: t("key_mask", "float32", [1, M]),
       },
       outputs: { logits: t("logits", "float32", [1, w.spec.vocabulary.length + 1]) },

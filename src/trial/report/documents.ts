@@ -51,7 +51,8 @@ function partsLines(run: ReportParts["run"]): string[] {
   const planner = run.plannerKind ?? run.summary.planner.kind;
   const classifier = run.classifierKind ?? run.summary.classifier.kind;
   if (!planner && !classifier) return [];
-  const flag = (privileged: boolean) => (privileged ? " (**privileged oracle**: reads the twin's hidden state, an ablation)" : "");
+  const oracle = " (**privileged oracle**: reads the twin's hidden state, an ablation)";
+  const flag = (privileged: boolean) => (privileged ? oracle : "");
   return [
     `Planner: \`${planner ?? "unknown"}\`${flag(PRIVILEGED_PLANNERS.includes(planner ?? ""))}; `
       + `classifier: \`${classifier ?? "unknown"}\`${flag(PRIVILEGED_CLASSIFIERS.includes(classifier ?? ""))}.`, "",
