@@ -16,7 +16,7 @@ COMMANDS = {
     ),
     "train": (
         "engram_ml.mem0_tiny.train",
-        "train mem0-tiny: perception | policy | probe (the shipped recipe), end-to-end (the earlier one)",
+        "train mem0-tiny: perception | policy | probe (the shipped recipe), end-to-end (the earlier one); planner",
     ),
     "export": (
         "engram_ml.mem0_tiny.export",

@@ -9,6 +9,7 @@ It made the shipped bundle (policies/mem0-tiny/README.md); training/mem0_tiny/da
               the memory, the classifier and the flow action head. Chunks are offsets from the state
               (action_reference: state), normalized by mean/std. A DAgger iteration re-runs this stage
               on the aggregated data, warm-started (--init). Writes a checkpoint `export` exports.
+  planner     the learned planner (engram_ml/planner/train.py; its own flags: `train planner --help`)
   probe       a linear read-out of the block's position from a perception checkpoint's features.
   end-to-end  the earlier recipe (not shipped): everything at once on expert demonstrations converted
               by training/mem0_tiny/hdf5ToNpy.ts (engram_ml.mem0_tiny.end_to_end; pipeline.sh).
@@ -27,6 +28,7 @@ import argparse
 import glob
 import json
 import os
+import sys
 import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -488,7 +490,12 @@ STAGES = {"perception": train_perception, "policy": train_policy, "probe": probe
 
 
 def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> None:
-    """`python -m engram_ml train STAGE ...`."""
+    """`python -m engram_ml train STAGE ...`; `train planner` is the learned planner's (engram_ml/planner/train.py)."""
+    rest = list(sys.argv[1:] if argv is None else argv)
+    if rest[:1] == ["planner"]:
+        from engram_ml.planner.train import main as train_planner
+
+        return train_planner(rest[1:], prog=f"{prog or 'train'} planner")
     args = build_parser(prog).parse_args(argv)
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)

@@ -3,7 +3,8 @@
  * driver (trial/runEpisodes.ts) over a RecordingRig (trial/recordingRig.ts): every tick reads the
  * sensors logged up to its time and runs the control loop's stages (the loop's sensors,
  * preprocessing, safety filter and scheduler), with any policy the registry loads (mem0, remote).
- * M(n) tasks get their subtask instructions from the annotations in order (a scripted planner).
+ * M(n) tasks get their subtask instructions from the annotations in order (the oracle-list planner:
+ * the recording's own plan).
  * Writes what the policy did to `<name>.policy.mcap` beside the episode:
  * - /engram/policy/chunk (trajectory_msgs/JointTrajectory: each chunk act() returned, robot units),
  * - /engram/policy/logit (std_msgs/Float32: the classifier logit of every observed tick),
@@ -131,8 +132,8 @@ export async function runOnRecording(o: RecordingRunOptions): Promise<RunSummary
 }
 
 /**
- * The run config as a replay runs it: the recorded control rate, the annotations as the plan (a
- * scripted planner: a recording answers no planner), the bundle's own classifier (a recording
+ * The run config as a replay runs it: the recorded control rate, the annotations as the plan (the
+ * oracle-list planner: a recording answers no planner), the bundle's own classifier (a recording
  * feeds no oracle), and no episode MCAP.
  */
 function replayConfig(run: LoadedRunConfig, controlHz: number): LoadedRunConfig {
@@ -142,7 +143,7 @@ function replayConfig(run: LoadedRunConfig, controlHz: number): LoadedRunConfig 
     config: {
       ...c,
       control: { ...c.control, control_hz: controlHz },
-      policy: { ...c.policy, classifier: "learned", planner: { ...c.policy.planner, kind: "scripted" } },
+      policy: { ...c.policy, classifier: "learned", planner: { ...c.policy.planner, kind: "oracle-list" } },
       record: { ...c.record, enabled: false },
     },
   };

@@ -8,8 +8,12 @@ export {
 export type { LoadedManifest, LoadedRemoteManifest, LoadedRunConfig } from "./loaders.js";
 export { robotProfilePartialCheck, robotProfileSchema } from "./schemas/robotProfile.js";
 export { calibrationSchema } from "./schemas/calibration.js";
-export { runConfigSchema, TASK_IDS } from "./schemas/runConfig.js";
+export {
+  PLANNER_KINDS, PRIVILEGED_CLASSIFIERS, PRIVILEGED_PLANNERS, runConfigSchema, SCRIPTED_RENAMED, TASK_IDS,
+} from "./schemas/runConfig.js";
 export type { RunConfig } from "./schemas/runConfig.js";
-export { policyManifestSchema, tensorSpecSchema, MODEL_ROLES } from "./schemas/policyManifest.js";
+export {
+  policyManifestSchema, plannerSectionSchema, tensorSpecSchema, MODEL_ROLES, PLANNER_ROLES,
+} from "./schemas/policyManifest.js";
 export { remotePolicySchema, type RemotePolicyManifest } from "./schemas/remotePolicy.js";
-export type { ModelKey, PolicyManifest, TensorSpec } from "./schemas/policyManifest.js";
+export type { ModelKey, PlannerSection, PolicyManifest, TensorSpec } from "./schemas/policyManifest.js";

@@ -16,5 +16,6 @@ export { PlannerFailure, type Planner, type PlannerAnswer, type PlannerContext, 
 export { shouldCallPlanner, plannerContext, type MemoryComplexity, type PlannerTrigger } from "./planner/gating.js";
 export { OpenAIPlanner, chatCompletionsUrl, type OpenAIPlannerOptions } from "./planner/openai.js";
 export { mem0Messages, parseMem0Answer, parseNextSubtask, type PromptFormat } from "./planner/prompt.js";
-export { ScriptedPlanner } from "./planner/scripted.js";
+export { OracleListPlanner } from "./planner/oracleList.js";
+export { LearnedPlanner, learnedPlannerIssues, openLearnedPlanner } from "./planner/learned.js";
 export { OraclePlanner } from "./planner/oracle.js";

@@ -6,6 +6,7 @@ import { ConfigError, loadPolicyManifest, loadRemoteManifest, readManifestKind }
 import type { ConfigIssue, PolicyManifest, YamlSource } from "../config/index.js";
 import { manifestFileOf, mem0BundleIssues } from "./mem0/bundle.js";
 import { definition as mem0, type Mem0Options } from "./mem0/definition.js";
+import { learnedPlannerIssues } from "./planner/learned.js";
 import { definition as remote, type RemoteOptions } from "./remote/definition.js";
 import type { Policy } from "./types.js";
 
@@ -40,7 +41,11 @@ export function readBundleFit(bundlePath: string): BundleFit {
 export async function policyBundleIssues(bundlePath: string): Promise<ConfigIssue[]> {
   const file = manifestFileOf(bundlePath);
   try {
-    if (readManifestKind(file) !== "remote") return await mem0BundleIssues(file);
+    if (readManifestKind(file) !== "remote") {
+      const issues = await mem0BundleIssues(file);
+      // The planner section is checked once the rest of the manifest parses (its issues would repeat them).
+      return issues.length > 0 ? issues : await learnedPlannerIssues(file);
+    }
     loadRemoteManifest(file);
     return [];
   } catch (err) {

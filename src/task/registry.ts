@@ -47,7 +47,7 @@ export interface TaskTexts { instruction: string; subtasks: string[] }
 
 /**
  * A task's instruction and subtask list for `seed` (the sim twin's scene for that seed has the
- * same): what a hardware trial tells the policy and the scripted planner when no instruction is
+ * same): what a hardware trial tells the policy and the oracle-list planner when no instruction is
  * given. NOTE: on hardware the real scene is whatever the operator set up; pass the instruction
  * explicitly when it differs from the seed's nominal scene (e.g. other block colours).
  */

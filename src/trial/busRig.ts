@@ -31,7 +31,7 @@ export interface BusRigOptions {
   twin: boolean;
   /** The global instruction given to the policy (must be in a closed-vocabulary tokenizer's list). */
   instruction: string;
-  /** Subtasks in order, for the scripted planner (M(n) tasks). */
+  /** Subtasks in order, for the oracle-list planner (M(n) tasks; privileged). */
   subtasks: string[];
   /** Step limit per episode, at which the robot holds while the judge decides. */
   stepLimit: number;

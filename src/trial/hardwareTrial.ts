@@ -33,7 +33,7 @@ export interface HardwareTrialOptions {
   task: string;
   /** The global instruction given to the policy (must be in a closed-vocabulary tokenizer's list). */
   instruction: string;
-  /** Subtasks in order, for the scripted planner (M(n) tasks). */
+  /** Subtasks in order, for the oracle-list planner (M(n) tasks; privileged). */
   subtasks: string[];
   episodes: number;
   /** Seed of episode i is seed + i (flow-matching noise). */

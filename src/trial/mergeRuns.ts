@@ -64,7 +64,11 @@ export async function mergeRuns(dirs: readonly string[], outDir: string): Promis
   writeRunManifest(out, { ...first.manifest, shard, job: null, episode_indices: order });
   const aborts = slices.map((s) => s.summary.aborted).filter((a): a is RunAbort => a !== null && a !== undefined);
   const aborted = aborts.sort((a, b) => a.episode - b.episode)[0] ?? null;
-  return finishRun(out, { task: first.summary.task, policy: first.summary.policy, episodes: records, tickMs, lateTicks: late, aborted });
+  const { planner, classifier } = first.summary; // slices of one run share its config (run.json)
+  const parts = { planner: { kind: planner.kind ?? null, privileged: planner.privileged ?? null },
+    classifier: { kind: classifier.kind ?? null, privileged: classifier.privileged ?? null } };
+  const { task, policy } = first.summary;
+  return finishRun(out, { task, policy, episodes: records, tickMs, lateTicks: late, aborted, parts });
 }
 
 function readSlice(dir: string): Slice {

@@ -5,9 +5,10 @@
  * a ConfigIssue under the file that must change, after one naming the run config's field.
  */
 import { issueAt, loadPolicyManifest, readManifestKind } from "../config/index.js";
-import type { ConfigIssue, LoadedRunConfig, PolicyManifest } from "../config/index.js";
+import type { ConfigIssue, LoadedRunConfig, PlannerSection, PolicyManifest, YamlSource } from "../config/index.js";
 import { manifestFileOf } from "../policy/mem0/bundle.js";
 import { canonicalInstruction } from "../policy/mem0/tokenizer.js";
+import { indexOfText } from "../policy/planner/learnedManifest.js";
 import { readBundleFit } from "../policy/registry.js";
 import { policyFitIssues } from "../robot/policyFit.js";
 import type { RobotProfile } from "../robot/types.js";
@@ -47,11 +48,17 @@ export async function preflightIssues(o: PreflightInput): Promise<ConfigIssue[]>
     return [issueAt(o.run.source, ["task"], message)];
   }
   const file = manifestFileOf(o.policyPath);
-  // A remote policy's vocabulary lives on its server, which checks each instruction itself.
-  if (readManifestKind(file) === "remote") return [];
-  const { manifest, source } = loadPolicyManifest(file);
-  const nominal = nominalTexts(task, o.seed);
   const planner = o.run.config.policy.planner.kind;
+  const nominal = nominalTexts(task, o.seed);
+  const remote = readManifestKind(file) === "remote";
+  const { manifest, source } = remote ? { manifest: null, source: null } : loadPolicyManifest(file);
+  if (planner === "learned" && task.tmc === "Mn") {
+    const instruction = o.instruction ?? nominal.instruction;
+    const issues = learnedPlannerIssuesOf(o, task, manifest?.planner ?? null, source, instruction);
+    if (issues.length > 0) return issues;
+  }
+  // A remote policy's vocabulary lives on its server, which checks each instruction itself.
+  if (!manifest || !source) return [];
   const texts = textsToTokenize(task, planner, o.instruction ?? nominal.instruction, nominal.subtasks);
   const missing = texts.filter((t) => !inVocabulary(t.text, manifest));
   if (missing.length === 0) return [];
@@ -64,15 +71,38 @@ export async function preflightIssues(o: PreflightInput): Promise<ConfigIssue[]>
 }
 
 /**
+ * Why the learned planner cannot plan this M(n) task: the bundle has no `planner` section (a remote
+ * bundle never has: its server plans nothing), or the global task is not one of its planner.tasks.
+ */
+function learnedPlannerIssuesOf(
+  o: PreflightInput, task: TaskSpec, p: PlannerSection | null, source: YamlSource | null, instruction: string,
+): ConfigIssue[] {
+  if (!p || !source) {
+    const message = `expected a bundle with a learned planner for M(n) task "${task.id}" (kind "learned", the `
+      + `default), found ${o.policyPath} without a planner section (planner.onnx); train one (engram_ml/planner), `
+      + `or set kind to "openai", or "oracle-list" (privileged, ablations only)`;
+    return [issueAt(o.run.source, ["policy", "planner", "kind"], message)];
+  }
+  if (indexOfText(p.tasks, instruction) >= 0) return [];
+  return [
+    issueAt(o.run.source, ["task"],
+      `expected a task the bundle's learned planner knows, found "${task.id}" (listed under its policy.yaml)`),
+    issueAt(source, ["planner", "tasks"], `expected the instruction of task "${task.id}" among planner.tasks, `
+      + `found none matching ${JSON.stringify(instruction)}`),
+  ];
+}
+
+/**
  * The texts a Mem-0 policy tokenizes in an episode: the global instruction for M(1) tasks (and
- * M(n) ones without a planner), the subtasks for M(n) tasks whose planner hands them out (scripted,
- * oracle); an OpenAI-compatible planner's answers are only known at run time.
+ * M(n) ones without a planner), the subtasks for M(n) tasks whose planner hands them out (the
+ * oracle-list and oracle ablations); a learned planner's answers are its own vocabulary (checked
+ * against the tokenizer's when the bundle loads), an OpenAI-compatible planner's only known at run time.
  */
 export function textsToTokenize(
   task: TaskSpec, planner: string, instruction: string, subtasks: string[],
 ): TaskText[] {
   if (task.tmc === "M1" || planner === "none") return [{ text: instruction, role: "instruction" }];
-  if (planner === "scripted" || planner === "oracle") return subtasks.map((text) => ({ text, role: "subtask" }));
+  if (planner === "oracle-list" || planner === "oracle") return subtasks.map((text) => ({ text, role: "subtask" }));
   return [];
 }
 

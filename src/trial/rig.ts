@@ -46,7 +46,7 @@ export interface EpisodeScore {
 export interface EpisodeHandle {
   /** The global instruction the policy is given. */
   readonly instruction: string;
-  /** The subtasks in order, for the scripted planner (M(n) tasks). */
+  /** The subtasks in order, for the oracle-list planner (M(n) tasks; privileged). */
   readonly subtasks: string[];
   /** Step limit of the episode (the task's time limit at the control rate, or the recording's length). */
   readonly stepLimit: number;

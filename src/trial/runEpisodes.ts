@@ -12,6 +12,7 @@ import { createOutput, StopLatch } from "../control/index.js";
 import type { Policy } from "../policy/types.js";
 import { OraclePlanner } from "../policy/planner/oracle.js";
 import { complexityOf } from "../policy/planner/gating.js";
+import type { LearnedPlanner } from "../policy/planner/learned.js";
 import { BusRecorder } from "../record/busRecorder.js";
 import { leanCameraTopics } from "../record/cameraRecording.js";
 import {
@@ -31,7 +32,8 @@ import { RunFiles } from "./runFiles.js";
 import type { EpisodeRecord, RunAbort, RunSummary } from "./summary.js";
 import { tickBusyMs, type EpisodeEnd } from "./tick.js";
 import {
-  controlHzOf, episodeParts, imageSpecsOf, interruptReason, loadTrialPolicy, oracleEndsOf, plannerFor, runSecrets,
+  controlHzOf, episodeParts, imageSpecsOf, interruptReason, loadTrialPolicy, openRunPlanner, oracleEndsOf, plannerFor,
+  runPartsOf, runSecrets,
   runStopReason, subscribeGroundTruth, type TrialPolicy,
 } from "./trialParts.js";
 
@@ -87,6 +89,8 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
   let step: number | null = null;
   const progress = progressOf(o, records, () => step);
   let policy: TrialPolicy | null = null;
+  let learnedPlanner: LearnedPlanner | null = null;
+  const parts = runPartsOf(cfg);
   try {
     const oracleEnds = oracleEndsOf(cfg);
     const loaded = await loadTrialPolicy(cfg, profile, o.policyPath, events, oracleEnds, o.policyUrl);
@@ -95,6 +99,7 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
     const layout = getLayout(profile, policy.spec.layout);
     const imageSpecs = imageSpecsOf(policy);
     // The twin (in process or over the bus) publishes its ground truth: the oracle ablations can use it.
+    learnedPlanner = await openRunPlanner(cfg, task.tmc, o.policyPath);
     const oraclePlanner = rig.groundTruthTopics && cfg.policy.planner.kind === "oracle" ? new OraclePlanner() : null;
     if (rig.groundTruthTopics) subscribeGroundTruth(bus, oracleEnds, oraclePlanner);
     const loopPolicy = o.wrapPolicy ? o.wrapPolicy(policy) : policy;
@@ -144,7 +149,8 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
             });
           }
           events.emit({
-            event: "episode_start", task: task.id, seed, instruction, policy: policy.spec.name, ...episode.startFields,
+            event: "episode_start", task: task.id, seed, instruction, policy: policy.spec.name, ...parts,
+            ...episode.startFields,
           });
           // The prompt goes in with the arm at rest, before the judges start counting.
           await prompt?.feed(loopPolicy, events, task.id, seed, i);
@@ -164,7 +170,8 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
             policy: { policy: loopPolicy, imageSpecs },
             planning: {
               complexity, globalTask: instruction, keyMemory: cfg.policy.key_memory,
-              planner: task.tmc === "M1" ? null : plannerFor(cfg.policy.planner, episode.subtasks, oraclePlanner),
+              planner: task.tmc === "M1" ? null
+                : plannerFor(cfg.policy.planner, episode.subtasks, oraclePlanner, learnedPlanner),
             },
             events, signal: o.signal, controlHz, maxSteps: o.maxSteps ?? episode.stepLimit,
           });
@@ -219,13 +226,14 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
       aborted = { episode, reason: interruptReason(o.signal), interrupted: true };
     }
     return await files.finish({
-      task: task.id, policy: policy.spec.name, episodes: records, tickMs, lateTicks: late, aborted,
+      task: task.id, policy: policy.spec.name, episodes: records, tickMs, lateTicks: late, aborted, parts,
     });
   } catch (err) {
     throw secrets.redactError(err); // the caller prints it (stderr): a server may have echoed a secret into it
   } finally {
     progress.stop();
     await policy?.close(); // before the event log closes: a remote policy logs its disconnect
+    await learnedPlanner?.close();
     files.close();
     await rig.close();
   }

@@ -47,8 +47,13 @@ export interface RunSummary {
   success_rate: number | null;
   wilson95: [number, number] | null;
   checkpoint_rates: { storage: number | null; update: number | null; compression: number | null };
-  classifier: { precision: number | null; recall: number | null; mean_offset_steps: number | null };
-  planner: { calls: number; latency_ms_p50: number | null };
+  /**
+   * `kind`: the run config's classifier (learned, or oracle: the sim's ground truth) and planner
+   * (learned, openai, none, or the oracles oracle-list and oracle); `privileged`: it read the twin's
+   * hidden state (an ablation, not the policy). Both null when unknown (a run from before they were recorded).
+   */
+  classifier: PartKind & { precision: number | null; recall: number | null; mean_offset_steps: number | null };
+  planner: PartKind & { calls: number; latency_ms_p50: number | null };
   tick_ms: { p50: number | null; p99: number | null; late: number };
   safety: { interventions: number };
   realtime_factor: number | null;
@@ -57,6 +62,9 @@ export interface RunSummary {
   /** Present when the episodes carry camera stats: per camera, the mean frames/s and stale holds per episode. */
   cameras?: Record<string, { frames_per_s_mean: number | null; stale_holds_per_episode: number }>;
 }
+
+/** Which kind of part ran, and whether it was a privileged oracle; null when unknown. */
+export interface PartKind { kind: string | null; privileged: boolean | null }
 
 /** The run stopped early: in which episode (0-based) and why. */
 export interface RunAbort { episode: number; reason: string; interrupted: boolean }
@@ -89,6 +97,8 @@ export function summarizeRun(args: {
   lateTicks: number;
   matchToleranceSteps?: number;
   aborted?: RunAbort | null;
+  /** The planner and classifier that ran (trialParts.runPartsOf); unknown when absent. */
+  parts?: { planner: PartKind; classifier: PartKind };
 }): RunSummary {
   const eps = args.episodes;
   const n = eps.length;
@@ -119,11 +129,15 @@ export function summarizeRun(args: {
     wilson95: wilsonInterval(successes, n),
     checkpoint_rates: { storage: rate("storage"), update: rate("update"), compression: rate("compression") },
     classifier: {
+      ...partOf(args.parts?.classifier),
       precision: scored.length === 0 || tp + fp === 0 ? null : round4(tp / (tp + fp)),
       recall: scored.length === 0 || tp + fn === 0 ? null : round4(tp / (tp + fn)),
       mean_offset_steps: offsets.length === 0 ? null : round4(offsets.reduce((a, b) => a + b, 0) / offsets.length),
     },
-    planner: { calls: latencies.length, latency_ms_p50: latencies.length === 0 ? null : percentile(latencies, 0.5) },
+    planner: {
+      ...partOf(args.parts?.planner), calls: latencies.length,
+      latency_ms_p50: latencies.length === 0 ? null : percentile(latencies, 0.5),
+    },
     tick_ms: {
       p50: args.tickMs.length === 0 ? null : percentile(args.tickMs, 0.5),
       p99: args.tickMs.length === 0 ? null : percentile(args.tickMs, 0.99),
@@ -134,6 +148,10 @@ export function summarizeRun(args: {
     aborted: args.aborted ?? null,
     ...camerasOf(eps),
   };
+}
+
+function partOf(p: PartKind | undefined): PartKind {
+  return { kind: p?.kind ?? null, privileged: p?.privileged ?? null };
 }
 
 /** Per camera over the episodes that report it: mean frames/s, mean stale holds per episode. */

@@ -16,8 +16,10 @@ import { RoboMMEPolicy } from "../policy/remote/RoboMMEPolicy.js";
 import type { Policy } from "../policy/types.js";
 import { OpenAIPlanner } from "../policy/planner/openai.js";
 import { OraclePlanner } from "../policy/planner/oracle.js";
-import { ScriptedPlanner } from "../policy/planner/scripted.js";
+import { OracleListPlanner } from "../policy/planner/oracleList.js";
+import { openLearnedPlanner, type LearnedPlanner } from "../policy/planner/learned.js";
 import type { Planner } from "../policy/planner/types.js";
+import { PRIVILEGED_CLASSIFIERS, PRIVILEGED_PLANNERS } from "../config/index.js";
 import { layoutDim } from "../robot/layout.js";
 import type { LayoutSpec, RobotProfile } from "../robot/types.js";
 import type { EpisodeEnd } from "./episodeLoop.js";
@@ -90,16 +92,49 @@ export function episodeParts(cfg: RunCfg, profile: RobotProfile, layout: LayoutS
   };
 }
 
-/** The planner the run config asks for; `subtasks` feed the scripted one. */
-export function plannerFor(p: RunCfg["policy"]["planner"], subtasks: string[], oracle: OraclePlanner | null): Planner | null {
+/**
+ * The planner the run config asks for: `learned` is the bundle's, opened once per run
+ * (openLearnedPlanner); `subtasks` feed the privileged oracle-list one.
+ */
+export function plannerFor(
+  p: RunCfg["policy"]["planner"], subtasks: string[], oracle: OraclePlanner | null, learned: Planner | null,
+): Planner | null {
   switch (p.kind) {
     case "none": return null;
-    case "scripted": return new ScriptedPlanner(subtasks);
+    case "learned": return learned;
+    case "oracle-list": return new OracleListPlanner(subtasks);
     case "oracle": return oracle;
     case "openai": return new OpenAIPlanner({
       url: p.url!, model: p.model!, apiKey: plannerApiKey(p), prompt: p.prompt, systemPrompt: p.system_prompt, maxTokens: p.max_tokens, timeoutMs: p.timeout_ms, retries: p.retries,
     });
   }
+}
+
+/**
+ * The bundle's learned planner when the run needs it (`planner.kind: learned` on an M(n) task),
+ * opened once for the run; null otherwise. Throws naming the bundle when it has no planner section
+ * or the section does not check (a remote bundle has none: its server plans nothing).
+ */
+export async function openRunPlanner(
+  cfg: RunCfg, tmc: "M1" | "Mn", policyPath: string,
+): Promise<LearnedPlanner | null> {
+  if (cfg.policy.planner.kind !== "learned" || tmc === "M1") return null;
+  return openLearnedPlanner(policyPath);
+}
+
+/** Which planner and classifier a run uses, and whether each is a privileged oracle (an ablation). */
+export interface RunParts {
+  planner: { kind: string; privileged: boolean };
+  classifier: { kind: string; privileged: boolean };
+}
+
+/** The planner and classifier of `cfg` (summary.json, report.md and each episode_start event name them). */
+export function runPartsOf(cfg: RunCfg): RunParts {
+  const planner = cfg.policy.planner.kind, classifier = cfg.policy.classifier;
+  return {
+    planner: { kind: planner, privileged: PRIVILEGED_PLANNERS.includes(planner) },
+    classifier: { kind: classifier, privileged: PRIVILEGED_CLASSIFIERS.includes(classifier) },
+  };
 }
 
 /** The planner's API key from the environment variable `api_key_env` names; throws naming the variable when it is unset. */

@@ -25,7 +25,7 @@ test("camera info_topic defaults to <dirname(topic)>/camera_info", () => {
 
 test("run config: unknown bus kind, openai planner without url/model, defaults filled", () => {
   const base = readFileSync(join(REPO, "launch", "sim-x-one.yaml"), "utf8");
-  const bad = base.replace("kind: local", "kind: rosbridge").replace("kind: scripted", "kind: openai");
+  const bad = base.replace("kind: local", "kind: rosbridge").replace("kind: learned", "kind: openai");
   const e = errors(check("run.yaml", bad, runConfigSchema));
   assert.equal(e.length, 3, e.join("\n"));
   assert.match(e[0]!, /bus\.kind: expected one of "local", "ros2", "replay", found string "rosbridge"/);
@@ -83,7 +83,7 @@ test("implausible rates, counts and sizes are rejected naming the field and the 
 
 test("planner block: mem0 prompt by default, api_key_env names a variable, a url with credentials is refused without echoing them", () => {
   const base = readFileSync(join(REPO, "launch", "sim-x-one.yaml"), "utf8");
-  const openai = base.replace("kind: scripted", "kind: openai\n    url: http://127.0.0.1:8000/v1\n    model: mem0-planner\n    api_key_env: ENGRAM_PLANNER_KEY");
+  const openai = base.replace("kind: learned", "kind: openai\n    url: http://127.0.0.1:8000/v1\n    model: mem0-planner\n    api_key_env: ENGRAM_PLANNER_KEY");
   const r = check("run.yaml", openai, runConfigSchema);
   assert.ok(r.ok, errors(r).join("\n"));
   if (r.ok) assert.deepEqual([r.value.policy.planner.prompt, r.value.policy.planner.max_tokens, r.value.policy.planner.api_key_env], ["mem0", 2048, "ENGRAM_PLANNER_KEY"]);
@@ -104,4 +104,21 @@ test("run config task: every task id of the task registry is accepted, an unknow
   const r = validateSource(source, runConfigSchema);
   assert.equal(r.ok, false);
   if (!r.ok) assert.match(r.issues[0]!.message, new RegExp(`expected one of ${ids.map((id) => `"${id}"`).join(", ")}, found string "juggle"`));
+});
+
+test("planner kind: learned by default, the renamed scripted kind says its new name, privileged oracles are named", () => {
+  const minimal = "name: m\nrobot: robots/x-one.yaml\nbus: {kind: local}\nsim: {enabled: true}\ntask: cover-blocks\npolicy: {}\ncontrol: {}\nrecord: {}\n";
+  const r = check("min.yaml", minimal, runConfigSchema);
+  assert.ok(r.ok, errors(r).join("\n"));
+  if (r.ok) assert.equal(r.value.policy.planner.kind, "learned");
+  const scripted = minimal.replace("policy: {}", "policy: {planner: {kind: scripted}}");
+  const e = errors(check("run.yaml", scripted, runConfigSchema));
+  assert.equal(e.length, 1, e.join("\n"));
+  assert.match(e[0]!, /policy\.planner\.kind: planner kind "scripted" is now "oracle-list": it walks the task's subtask list/);
+  const unknown = errors(check("run.yaml", minimal.replace("policy: {}", "policy: {planner: {kind: gpt}}"), runConfigSchema));
+  assert.match(unknown[0]!, /policy\.planner\.kind: expected one of "learned", "openai", "oracle-list", "oracle", "none", found string "gpt"/);
+  for (const file of ["sim-x-one.yaml", "sim-franka.yaml", "x-one.yaml", "franka-droid.yaml", "sim-x-one-oracle.yaml"]) {
+    const launch = check(file, readFileSync(join(REPO, "launch", file), "utf8"), runConfigSchema);
+    assert.ok(launch.ok && !["oracle-list", "oracle"].includes(launch.value.policy.planner.kind), `${file}: a privileged default planner`);
+  }
 });

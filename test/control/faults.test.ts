@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { PlannerFailure } from "../../src/policy/planner/types.js";
-import { ScriptedPlanner } from "../../src/policy/planner/scripted.js";
+import { OracleListPlanner } from "../../src/policy/planner/oracleList.js";
 import { gentleBias, runRig, violations, type RigResult } from "./faultRig.js";
 import { getLayout, loadRobotProfile } from "../../src/robot/index.js";
 
@@ -168,10 +168,10 @@ test("model returns NaN on every chunk → a hold event and an intervention per 
   assert.ok(r.commands.every((c) => c.traj.points.length === 1), "no chunk was executed");
 });
 
-test("scripted plan complete → hold, planner_failure event, the episode fails but is not aborted", async () => {
-  const r = await runRig({ ticks: 12, horizon: H, biasFor: () => gentle, planner: new ScriptedPlanner([]) });
+test("oracle-list plan complete → hold, planner_failure event, the episode fails but is not aborted", async () => {
+  const r = await runRig({ ticks: 12, horizon: H, biasFor: () => gentle, planner: new OracleListPlanner([]) });
   assert.equal(r.result.end.kind, "failure");
-  assert.match((r.result.end as { reason: string }).reason, /^plan complete: scripted planner: 0 subtasks finished/);
+  assert.match((r.result.end as { reason: string }).reason, /^plan complete: oracle-list planner: 0 subtasks finished/);
   assert.ok(r.events.some((e) => e.event === "planner_failure"));
   assert.ok(holds(r).length >= 1);
   assert.deepEqual(violations(r), []);

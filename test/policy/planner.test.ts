@@ -1,11 +1,11 @@
-/** Planner gating, scripted/oracle planners, and the openai planner against a local chat-completions server. */
+/** Planner gating, the oracle-list/oracle planners, and the openai planner against a local chat-completions server. */
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import sharp from "sharp";
 import { plannerContext, shouldCallPlanner, type MemoryComplexity } from "../../src/policy/planner/gating.js";
-import { ScriptedPlanner } from "../../src/policy/planner/scripted.js";
+import { OracleListPlanner } from "../../src/policy/planner/oracleList.js";
 import { OraclePlanner } from "../../src/policy/planner/oracle.js";
 import { chatCompletionsUrl, MAX_SUBTASK_CHARS, networkCause, OpenAIPlanner } from "../../src/policy/planner/openai.js";
 import { DEFAULT_SYSTEM_PROMPT, parseMem0Answer, parseNextSubtask } from "../../src/policy/planner/prompt.js";
@@ -27,8 +27,8 @@ test("key memory off hides finished subtasks from the planner", () => {
   assert.equal(plannerContext("task", img, finished, false).finished.length, 0);
 });
 
-test("scripted planner walks the list by finished count, then fails", async () => {
-  const p = new ScriptedPlanner(["pick up the block", "place the block on the plate"]);
+test("oracle-list planner walks the list by finished count, then fails", async () => {
+  const p = new OracleListPlanner(["pick up the block", "place the block on the plate"]);
   const img = new Uint8Array();
   const ctx = (n: number): PlannerContext => ({ globalTask: "t", initialImageJpeg: img, finished: Array.from({ length: n }, () => ({ subtask: "x", endImageJpeg: img })) });
   assert.equal((await p.next(ctx(0))).subtask, "pick up the block");

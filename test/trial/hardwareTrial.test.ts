@@ -84,7 +84,7 @@ test("hardware trial over the bus: reset prompts, s mid-episode, step limit then
     assert.equal(summary.successes, 1);
     assert.deepEqual(summary.wilson95, [0.0945, 0.9055]);
     assert.deepEqual(summary.checkpoint_rates, { storage: null, update: null, compression: null });
-    assert.deepEqual(summary.classifier, { precision: null, recall: null, mean_offset_steps: null });
+    assert.deepEqual(summary.classifier, { kind: "learned", privileged: false, precision: null, recall: null, mean_offset_steps: null });
     assert.equal(summary.realtime_factor, null);
     assert.ok(summary.tick_ms.p50 !== null, "ticks were timed (a loaded machine may hold on stale frames: then compute time is ~0)");
     const eps = readFileSync(join(out, "episodes.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));

@@ -28,8 +28,12 @@ test("summary fills every field from records and leaves what does not apply null
   const s = summarizeRun({ task: "t", policy: "p", episodes: [ep("success", ["a", "b"]), ep("failure", ["a"])], tickMs: [1, 2, 3, 4], lateTicks: 1 });
   assert.equal(s.success_rate, 0.5);
   assert.deepEqual(s.checkpoint_rates, { storage: 1, update: 0.5, compression: null });
-  assert.deepEqual(s.classifier, { precision: 1, recall: 1, mean_offset_steps: -1 });
-  assert.deepEqual(s.planner, { calls: 4, latency_ms_p50: 100 });
+  assert.deepEqual(s.classifier, { kind: null, privileged: null, precision: 1, recall: 1, mean_offset_steps: -1 });
+  assert.deepEqual(s.planner, { kind: null, privileged: null, calls: 4, latency_ms_p50: 100 });
+  const parts = { planner: { kind: "oracle-list", privileged: true }, classifier: { kind: "learned", privileged: false } };
+  const named = summarizeRun({ task: "t", policy: "p", episodes: [], tickMs: [], lateTicks: 0, parts });
+  assert.deepEqual([named.planner.kind, named.planner.privileged, named.classifier.kind, named.classifier.privileged],
+    ["oracle-list", true, "learned", false]);
   assert.deepEqual(s.tick_ms, { p50: 2, p99: 4, late: 1 });
   assert.equal(s.safety.interventions, 4);
   const empty = summarizeRun({ task: "t", policy: "p", episodes: [], tickMs: [], lateTicks: 0 });

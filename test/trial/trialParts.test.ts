@@ -8,7 +8,10 @@ import { codecFor } from "../../src/msgs/codec.js";
 import { SIM_SUBTASK_END } from "../../src/msgs/simTopics.js";
 import { oracleDetector } from "../../src/policy/mem0/endDetector.js";
 import { loadRunConfig } from "../../src/config/loaders.js";
-import { plannerApiKey, runSecrets, runStopReason, subscribeGroundTruth } from "../../src/trial/trialParts.js";
+import { OracleListPlanner } from "../../src/policy/planner/oracleList.js";
+import {
+  openRunPlanner, plannerApiKey, plannerFor, runPartsOf, runSecrets, runStopReason, subscribeGroundTruth,
+} from "../../src/trial/trialParts.js";
 import { writeRemoteBundle } from "../policy/remoteBundle.js";
 
 test("which episode ends stop the run: any abort, but a dead planner only twice in a row", () => {
@@ -43,7 +46,7 @@ test("runSecrets: the planner key and a remote bundle's token, read from the var
     assert.equal(runSecrets(cfg, remote, env).redact(text), "[redacted] [redacted] not-a-secret");
     assert.equal(runSecrets(cfg, remote, token).redact(text), "sk-planner-0123 [redacted] not-a-secret");
     const tiny = new URL("../../policies/test-tiny", import.meta.url).pathname;
-    assert.equal(runSecrets(base, tiny, env).size, 0, "scripted planner, in-process bundle");
+    assert.equal(runSecrets(base, tiny, env).size, 0, "learned planner, in-process bundle");
     assert.equal(runSecrets(base, "/nonexistent/bundle", env).size, 0, "an unreadable bundle holds no token");
   } finally {
     rmSync(remote, { recursive: true, force: true });
@@ -63,4 +66,18 @@ test("the oracle classifier's detector hears the twin's /sim/subtask_end: only a
   await flush();
   assert.equal(oracle.decide(0).ended, true);
   await bus.close();
+});
+
+test("the run's planner: learned (the default) opens the bundle's planner on M(n) only, oracles are flagged", async () => {
+  const cfg = loadRunConfig(new URL("../../launch/sim-x-one.yaml", import.meta.url).pathname).config;
+  const tiny = new URL("../../policies/test-tiny", import.meta.url).pathname;
+  assert.equal(cfg.policy.planner.kind, "learned");
+  assert.equal(await openRunPlanner(cfg, "M1", tiny), null, "M(1): no planner is opened (npm start unchanged)");
+  await assert.rejects(openRunPlanner(cfg, "Mn", tiny), /test-tiny\/policy\.yaml: no planner section \(planner\.onnx\)/);
+  const learned = { next: async () => ({ subtask: "x", latencyMs: 0 }) };
+  assert.equal(plannerFor(cfg.policy.planner, [], null, learned), learned);
+  const oracle = { ...cfg, policy: { ...cfg.policy, classifier: "oracle" as const, planner: { ...cfg.policy.planner, kind: "oracle-list" as const } } };
+  assert.ok(plannerFor(oracle.policy.planner, ["a"], null, null) instanceof OracleListPlanner);
+  assert.deepEqual(runPartsOf(cfg), { planner: { kind: "learned", privileged: false }, classifier: { kind: "learned", privileged: false } });
+  assert.deepEqual(runPartsOf(oracle), { planner: { kind: "oracle-list", privileged: true }, classifier: { kind: "oracle", privileged: true } });
 });

@@ -44,6 +44,29 @@ export const MODEL_ROLES = {
   action_head: { inputs: ["noisy_actions", "tau", "state", "summary"], outputs: ["velocity"] },
 } as const;
 
+/** Input/output roles of the learned planner (`planner.onnx`, the manifest's optional `planner` section). */
+export const PLANNER_ROLES = {
+  inputs: ["task", "initial_image", "key_images", "key_subtasks", "key_mask"],
+  outputs: ["logits"],
+} as const;
+
+/**
+ * The learned planner (`planner.kind: learned`): what Mem-0's planning module gets (the global task,
+ * the episode's initial image, the key memory of finished subtasks with their end images, from the
+ * planner camera: the policy's first camera) and logits over `vocabulary` + "done" (the last class).
+ */
+export const plannerSectionSchema = z.object({
+  /** Global tasks it knows, in id order: the `task` input [1,1] is the episode task's index here. */
+  tasks: z.array(z.string().min(1)).min(1),
+  /** Closed vocabulary of answers, in class order (each must be in the tokenizer's vocabulary). */
+  vocabulary: z.array(z.string().min(1)).min(1),
+  /** Key memory slots M: the last M finished subtasks are shown; older ones drop out. */
+  key_memory_slots: intIn(1, 64),
+  /** Size the planner's images are resized to (normalized with the policy's pixel_normalization). */
+  image: z.object({ width: intIn(1, 1024), height: intIn(1, 1024) }).strict(),
+  model: model(PLANNER_ROLES.inputs, PLANNER_ROLES.outputs),
+}).strict();
+
 /**
  * What a policy consumes and produces, shared by in-process (mem0) and remote bundles: cameras,
  * image size and normalization, layouts and their dimensions.
@@ -106,11 +129,15 @@ export const policyManifestSchema = z.object({
     classifier: model(MODEL_ROLES.classifier.inputs, MODEL_ROLES.classifier.outputs),
     action_head: model(MODEL_ROLES.action_head.inputs, MODEL_ROLES.action_head.outputs),
   }).strict(),
+  /** Optional: bundles without it load as before; `planner.kind: learned` on an M(n) task needs it. */
+  planner: plannerSectionSchema.optional(),
 }).strict();
 
 /** Parsed manifest. */
 export type PolicyManifest = z.infer<typeof policyManifestSchema>;
 /** One tensor entry of the manifest. */
 export type TensorSpec = z.infer<typeof tensorSpecSchema>;
+/** The manifest's `planner` section. */
+export type PlannerSection = z.infer<typeof plannerSectionSchema>;
 /** Model keys: encoder, memory, classifier, action_head. */
 export type ModelKey = keyof typeof MODEL_ROLES;

@@ -19,8 +19,36 @@ const busSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("replay"), file: name, rate: positiveUpTo(100).optional(), as_fast_as_possible: z.boolean().default(false) }).strict(),
 ]);
 
+/**
+ * Planner kinds: `learned` (the bundle's planner.onnx), `openai` (a chat endpoint), `none` (M(n)
+ * tasks run on the global instruction), and two privileged oracles for ablations only, which read
+ * what the twin computes from the hidden scene: `oracle-list` (the task's own subtask list, walked
+ * by the count finished) and `oracle` (the twin's ground-truth current subtask, /sim/subtask).
+ */
+export const PLANNER_KINDS = ["learned", "openai", "oracle-list", "oracle", "none"] as const;
+/** Planner kinds that read the twin's hidden state: never a default, always flagged in reports. */
+export const PRIVILEGED_PLANNERS: readonly string[] = ["oracle-list", "oracle"];
+/** Classifier kinds that read the twin's hidden state (`classifier: oracle`, its ground-truth ends). */
+export const PRIVILEGED_CLASSIFIERS: readonly string[] = ["oracle"];
+
+/** What the schema says to a config that still names the planner `scripted` (renamed: it was an oracle). */
+export const SCRIPTED_RENAMED = "planner kind \"scripted\" is now \"oracle-list\": it walks the task's subtask "
+  + "list, which the twin computes from the hidden scene (a privileged oracle, for ablations only); "
+  + "use \"learned\" (the bundle's planner.onnx) or \"openai\" to evaluate a planner";
+
+/** One of PLANNER_KINDS. */
+export type PlannerKind = (typeof PLANNER_KINDS)[number];
+
+// A plain string checked here (not z.enum) so the renamed kind gets its own message.
+const plannerKind = z.string().superRefine((k, ctx) => {
+  if ((PLANNER_KINDS as readonly string[]).includes(k)) return;
+  const known = PLANNER_KINDS.map((o) => JSON.stringify(o)).join(", ");
+  const message = k === "scripted" ? SCRIPTED_RENAMED : `expected one of ${known}`;
+  ctx.addIssue({ code: z.ZodIssueCode.custom, message });
+}).transform((k) => k as PlannerKind);
+
 const plannerSchema = z.object({
-  kind: z.enum(["openai", "scripted", "oracle", "none"]),
+  kind: plannerKind,
   /** Base URL as OpenAI clients take it (http://host:8000/v1); never with credentials. */
   url: z.string().url().optional(),
   model: z.string().min(1).optional(),
@@ -75,7 +103,8 @@ const runConfigObject = z.object({
     sliding: z.boolean().default(true),
     key_memory: z.boolean().default(true),
     classifier: z.enum(["learned", "oracle"]).default("learned"),
-    planner: plannerSchema,
+    /** Default: the bundle's learned planner (never called on M(1) tasks; M(n) ones need planner.onnx). */
+    planner: plannerSchema.default({ kind: "learned" }),
   }).strict(),
   /** The demonstration each episode starts with (observe only: the arm holds); null: none. --demonstration overrides. */
   demonstration: demonstrationSchema.nullable().default(null),

@@ -85,18 +85,7 @@ export function consistencyIssues(loaded: LoadedManifest): ConfigIssue[] {
   const at = (field: (string | number)[], message: string) => problems.push(issueAt(loaded.source, field, message));
   const shapes = expectedShapes(m);
   for (const key of Object.keys(MODEL_ROLES) as ModelKey[]) {
-    for (const dir of ["inputs", "outputs"] as const) {
-      for (const [role, spec] of Object.entries(m.models[key][dir]) as [string, TensorSpec][]) {
-        const exp = shapes[key][role];
-        const ok = spec.shape.length === exp.length && spec.shape.every((v, i) =>
-          exp[i].label === "B" ? v === 1 || typeof v === "string" : v === exp[i].value);
-        if (!ok) {
-          const want = renderShape(exp.map((e) => (e.label === "B" ? "1|batch" : e.value)) as (number | string)[], exp);
-          at(["models", key, dir, role, "shape"], `expected ${want} from the manifest's sizes, found shape ${renderShape(spec.shape)}`);
-        }
-        if (spec.type !== expectedType(role)) at(["models", key, dir, role, "type"], `expected ${expectedType(role)} for role ${role}, found ${spec.type}`);
-      }
-    }
+    problems.push(...sectionShapeIssues(loaded.source, ["models", key], m.models[key], shapes[key], expectedType));
   }
   for (const which of ["state", "action"] as const) {
     const dim = which === "state" ? m.state_dim : m.action_dim;
@@ -119,27 +108,69 @@ export function consistencyIssues(loaded: LoadedManifest): ConfigIssue[] {
  */
 export function onnxIssues(loaded: LoadedManifest, key: ModelKey, inputs: readonly OnnxValueInfo[], outputs: readonly OnnxValueInfo[]): ConfigIssue[] {
   const m = loaded.manifest;
-  const file = m.models[key].file;
-  const shapes = expectedShapes(m)[key];
+  return sectionOnnxIssues(loaded.source, ["models", key], m.models[key], expectedShapes(m)[key], inputs, outputs);
+}
+
+/** One model entry of a manifest: its file and declared inputs/outputs by role. */
+export interface ModelSection {
+  file: string;
+  inputs: Record<string, TensorSpec>;
+  outputs: Record<string, TensorSpec>;
+}
+
+/** Declared shapes and types of `section` (at `field` in the manifest) against what the manifest's sizes imply. */
+export function sectionShapeIssues(
+  source: YamlSource, field: (string | number)[], section: ModelSection,
+  shapes: Record<string, ExpectedDim[]>, typeOf: (role: string) => string,
+): ConfigIssue[] {
+  const problems: ConfigIssue[] = [];
+  for (const dir of ["inputs", "outputs"] as const) {
+    for (const [role, spec] of Object.entries(section[dir])) {
+      const exp = shapes[role]!;
+      const ok = spec.shape.length === exp.length && spec.shape.every((v, i) =>
+        exp[i]!.label === "B" ? v === 1 || typeof v === "string" : v === exp[i]!.value);
+      if (!ok) {
+        const want = renderShape(exp.map((e) => (e.label === "B" ? "1|batch" : e.value)) as (number | string)[], exp);
+        const message = `expected ${want} from the manifest's sizes, found shape ${renderShape(spec.shape)}`;
+        problems.push(issueAt(source, [...field, dir, role, "shape"], message));
+      }
+      const want = typeOf(role);
+      if (spec.type !== want) {
+        problems.push(issueAt(source, [...field, dir, role, "type"], `expected ${want} for role ${role}, found ${spec.type}`));
+      }
+    }
+  }
+  return problems;
+}
+
+/** One ONNX file's reported inputs/outputs against the model entry `section` at `field` in the manifest. */
+export function sectionOnnxIssues(
+  source: YamlSource, field: (string | number)[], section: ModelSection, shapes: Record<string, ExpectedDim[]>,
+  inputs: readonly OnnxValueInfo[], outputs: readonly OnnxValueInfo[],
+): ConfigIssue[] {
+  const file = section.file;
   const problems: ConfigIssue[] = [];
   for (const [dir, actual, word] of [["inputs", inputs, "input"], ["outputs", outputs, "output"]] as const) {
-    const declared = Object.entries(m.models[key][dir]) as [string, TensorSpec][];
+    const declared = Object.entries(section[dir]);
     for (const [role, spec] of declared) {
-      const at = (field: string, message: string) =>
-        problems.push(issueAt(loaded.source, ["models", key, dir, role, field], `${file} ${word} "${spec.name}" (${role}): ${message}`));
+      const what = `${file} ${word} "${spec.name}" (${role})`;
+      const at = (f: string, message: string) => problems.push(issueAt(source, [...field, dir, role, f], `${what}: ${message}`));
       const info = actual.find((a) => a.name === spec.name);
       if (!info) {
         at("name", `not in the model; its ${word}s are [${actual.map((a) => `"${a.name}"`).join(", ")}]`);
         continue;
       }
       if (info.type !== spec.type) at("type", `element type ${info.type} expected ${spec.type}`);
-      const ok = info.shape.length === spec.shape.length && spec.shape.every((want, i) => typeof want === "string" || info.shape[i] === want);
+      const ok = info.shape.length === spec.shape.length
+        && spec.shape.every((want, i) => typeof want === "string" || info.shape[i] === want);
       if (!ok) at("shape", `shape ${renderShape(info.shape)} expected ${renderShape(spec.shape, shapes[role])}`);
     }
     if (dir === "inputs") {
       const known = new Set(declared.map(([, s]) => s.name));
       for (const a of actual) {
-        if (!known.has(a.name)) problems.push(issueAt(loaded.source, ["models", key, "inputs"], `${file} has input "${a.name}" the manifest does not declare`));
+        if (known.has(a.name)) continue;
+        const message = `${file} has input "${a.name}" the manifest does not declare`;
+        problems.push(issueAt(source, [...field, "inputs"], message));
       }
     }
   }

@@ -1,6 +1,7 @@
 /**
- * Oracle planner: answers with the sim's ground-truth current subtask (the latest /sim/subtask
- * std_msgs/String value, handed in by whoever subscribes to the bus).
+ * The `oracle` planner, a privileged oracle for ablations only: answers with the sim's ground-truth
+ * current subtask (the latest /sim/subtask std_msgs/String value, handed in by whoever subscribes
+ * to the bus). Never a run config's default; reports flag it.
  */
 import { PlannerFailure, type Planner, type PlannerAnswer, type PlannerContext } from "./types.js";
 

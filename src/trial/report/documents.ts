@@ -3,6 +3,7 @@
  * report.html is self-contained: plots inline as SVG, thumbnails as data: URIs, no script and
  * nothing fetched, so it opens from a copied folder or a mail attachment.
  */
+import { PRIVILEGED_CLASSIFIERS, PRIVILEGED_PLANNERS } from "../../config/index.js";
 import { episodeLabel } from "./charts.js";
 import type { EpisodeKeyFrames } from "./keyFrames.js";
 import { metricRows, successText } from "./metrics.js";
@@ -29,6 +30,7 @@ export function reportMarkdown(p: ReportParts): string {
   const lines = [
     `# Run report: ${s.task} with ${s.policy}`, "",
     `Success rate ${successText(s)}.${stoppedText(s.aborted)}`, "",
+    ...partsLines(p.run),
     "| metric | value | what it counts |", "| --- | --- | --- |",
     ...metricRows(p.run).map((r) => `| ${cell(r.metric)} | ${cell(r.value)} | ${cell(r.meaning)} |`), "",
     ...p.figures.flatMap((f) => [`![${f.title}](${f.png})`, ""]),
@@ -42,6 +44,19 @@ export function reportMarkdown(p: ReportParts): string {
     "",
   ];
   return lines.join("\n");
+}
+
+/** Which planner and classifier ran, with privileged oracles flagged; nothing when the run did not record them. */
+function partsLines(run: ReportParts["run"]): string[] {
+  const planner = run.plannerKind ?? run.summary.planner.kind;
+  const classifier = run.classifierKind ?? run.summary.classifier.kind;
+  if (!planner && !classifier) return [];
+  const oracle = " (**privileged oracle**: reads the twin's hidden state, an ablation)";
+  const flag = (privileged: boolean) => (privileged ? oracle : "");
+  return [
+    `Planner: \`${planner ?? "unknown"}\`${flag(PRIVILEGED_PLANNERS.includes(planner ?? ""))}; `
+      + `classifier: \`${classifier ?? "unknown"}\`${flag(PRIVILEGED_CLASSIFIERS.includes(classifier ?? ""))}.`, "",
+  ];
 }
 
 function keyFramesMarkdown(p: ReportParts): string[] {

@@ -2,6 +2,7 @@
  * The report's summary table: each metric's value as a person reads it ("2/2 (100 %)") and a
  * sentence on what it counts, shared by report.md and report.html. Pure.
  */
+import { PRIVILEGED_PLANNERS } from "../../config/index.js";
 import type { CheckpointLabel } from "../../task/index.js";
 import { matchSubtaskEnds } from "../summary.js";
 import type { ReportRun } from "./runData.js";
@@ -107,7 +108,9 @@ function offsetText(steps: number | null): string {
 
 function plannerRow(run: ReportRun): MetricRow {
   const p = run.summary.planner;
-  const kind = run.plannerKind ? ` (${run.plannerKind} planner)` : "";
+  const known = run.plannerKind ?? p.kind;
+  const oracle = known !== null && PRIVILEGED_PLANNERS.includes(known) ? ", a privileged oracle, not a planner" : "";
+  const kind = known ? ` (${known} planner${oracle})` : "";
   return {
     metric: "planner calls / latency p50",
     value: `${p.calls} / ${p.latency_ms_p50 === null ? "n/a" : `${p.latency_ms_p50} ms`}`,

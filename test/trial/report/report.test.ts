@@ -27,7 +27,7 @@ test("report.md: success as 1/2 (50 %), each metric with what it counts, lock-st
   assert.match(md, /The sim ran in lock-step: .* \(2 here\) slows the run, not the robot, and is never late/);
   assert.match(md, /1 of 1 declared ends lie within 10 steps of one of 3 true ends/);
   assert.match(md, /storage 100 % \(block-left-original\); update n\/a; compression 50 % \(block-returned\)/);
-  assert.match(md, /\| planner calls \/ latency p50 \| 4 \/ 95 ms \| calls to the high-level planner \(scripted planner\)/);
+  assert.match(md, /\| planner calls \/ latency p50 \| 4 \/ 95 ms \| calls to the high-level planner \(oracle-list planner, a privileged oracle, not a planner\)/);
   for (const png of ["outcomes", "tick-latency", "tick-timeline", "checkpoints", "planner", "safety", "classifier-episode-0", "classifier-episode-1"]) {
     assert.ok(md.includes(`(${png}.png)`), `report.md shows ${png}.png`);
     assert.deepEqual(readFileSync(join(dir, `${png}.png`)).subarray(0, 4), PNG_MAGIC, `${png}.png is a PNG`);

@@ -62,7 +62,7 @@ export async function writeReportRun(opts: { lockstep?: boolean } = {}): Promise
   writeFileSync(join(dir, "ticks.jsonl"), ticks.map((t) => JSON.stringify(t) + "\n").join(""));
   writeFileSync(join(dir, "run.json"), JSON.stringify({ format: 1, config: {
     sim: { enabled: true, mode: opts.lockstep === false ? "realtime" : "lockstep" }, control: { control_hz: CONTROL_HZ },
-    policy: { planner: { kind: "scripted" }, classifier: "learned" },
+    policy: { planner: { kind: "oracle-list" }, classifier: "learned" },
   } }));
   for (const e of EPISODES) {
     const logits = Array.from({ length: e.steps }, (_, k) => (e.declared_ends.includes(k) ? 3 : -4 + Math.sin(k)));

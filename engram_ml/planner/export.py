@@ -1,0 +1,109 @@
+"""Exports a PlannerNet into a policy bundle: planner.onnx and the `planner` section of its policy.yaml
+(schema: src/config/schemas/policyManifest.ts, checked by src/policy/planner/learnedManifest.ts).
+
+  python -m engram_ml.planner.export runs/planner/planner.pt policies/<bundle>
+
+Opset 17, batch 1, as the runtime feeds it. The bundle's other models and fields are left as they are;
+every answer in `vocabulary` must be in the bundle's tokenizer vocabulary (the runtime checks it).
+"""
+
+import argparse
+import hashlib
+import os
+from typing import Any, Dict, Optional, Sequence
+
+import torch
+import yaml
+
+from engram_ml.planner.model import PlannerDims, PlannerNet
+
+OPSET = 17
+INPUTS = ["task", "initial_image", "key_images", "key_subtasks", "key_mask"]
+
+
+def example_inputs(d: PlannerDims, seed: int = 0) -> Dict[str, torch.Tensor]:
+    """Deterministic inputs of the interface's shapes (export tracing and the parity test)."""
+    g = torch.Generator().manual_seed(seed)
+    m = d.slots
+    mask = torch.zeros(1, m)
+    mask[0, : max(1, m // 2)] = 1
+    return {
+        "task": torch.tensor([[d.tasks - 1]], dtype=torch.int64),
+        "initial_image": torch.rand(1, 3, d.height, d.width, generator=g) * 2 - 1,
+        "key_images": torch.rand(1, m, 3, d.height, d.width, generator=g) * 2 - 1,
+        "key_subtasks": torch.randint(0, d.vocabulary, (1, m), generator=g),
+        "key_mask": mask,
+    }
+
+
+def export_onnx(model: PlannerNet, path: str) -> None:
+    """Writes planner.onnx (input and output names as the manifest section declares them)."""
+    model.eval()
+    x = example_inputs(model.dims)
+    torch.onnx.export(
+        model, tuple(x[k] for k in INPUTS), path, opset_version=OPSET, input_names=INPUTS, output_names=["logits"]
+    )
+
+
+def planner_section(d: PlannerDims, tasks: Sequence[str], vocabulary: Sequence[str], onnx_bytes: bytes,
+                    file: str = "planner.onnx") -> Dict[str, Any]:
+    """The manifest's `planner` section for a model of sizes `d` whose file holds `onnx_bytes`."""
+    if len(tasks) != d.tasks or len(vocabulary) != d.vocabulary:
+        found = f"{len(tasks)} tasks / {len(vocabulary)} answers"
+        raise ValueError(f"planner export: {found}, the model has {d.tasks} / {d.vocabulary}")
+    m, h, w = d.slots, d.height, d.width
+
+    def t(name: str, dtype: str, shape: Sequence[int]) -> Dict[str, Any]:
+        return {"name": name, "type": dtype, "shape": list(shape)}
+
+    return {
+        "tasks": list(tasks), "vocabulary": list(vocabulary), "key_memory_slots": m,
+        "image": {"width": w, "height": h},
+        "model": {
+            "file": file, "sha256": hashlib.sha256(onnx_bytes).hexdigest(),
+            "inputs": {
+                "task": t("task", "int64", [1, 1]), "initial_image": t("initial_image", "float32", [1, 3, h, w]),
+                "key_images": t("key_images", "float32", [1, m, 3, h, w]),
+                "key_subtasks": t("key_subtasks", "int64", [1, m]), "key_mask": t("key_mask", "float32", [1, m]),
+            },
+            "outputs": {"logits": t("logits", "float32", [1, d.vocabulary + 1])},
+        },
+    }
+
+
+def export_to_bundle(model: PlannerNet, tasks: Sequence[str], vocabulary: Sequence[str], bundle: str) -> Dict[str, Any]:
+    """Writes planner.onnx into `bundle` and sets the `planner` section of its policy.yaml; returns the section."""
+    manifest_path = os.path.join(bundle, "policy.yaml")
+    with open(manifest_path) as f:
+        manifest = yaml.safe_load(f)
+    onnx_path = os.path.join(bundle, "planner.onnx")
+    export_onnx(model, onnx_path)
+    with open(onnx_path, "rb") as f:
+        section = planner_section(model.dims, tasks, vocabulary, f.read())
+    manifest["planner"] = section
+    with open(manifest_path, "w") as f:
+        yaml.safe_dump(manifest, f, sort_keys=False, width=160)
+    return section
+
+
+def load_planner_checkpoint(path: str) -> Dict[str, Any]:
+    """A checkpoint train.py wrote: {"dims", "state", "tasks", "vocabulary"}, with `model` rebuilt."""
+    ck = torch.load(path, map_location="cpu")
+    model = PlannerNet(PlannerDims(**ck["dims"]))
+    model.load_state_dict(ck["state"])
+    return {**ck, "model": model}
+
+
+def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> None:
+    """`python -m engram_ml.planner.export CHECKPOINT BUNDLE`."""
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("checkpoint", help="planner.pt written by `python -m engram_ml train planner`")
+    ap.add_argument("bundle", help="policy bundle folder holding policy.yaml (planner.onnx is written there)")
+    args = ap.parse_args(argv)
+    ck = load_planner_checkpoint(args.checkpoint)
+    export_to_bundle(ck["model"], ck["tasks"], ck["vocabulary"], args.bundle)
+    print(f"wrote {args.bundle}/planner.onnx and the planner section of {args.bundle}/policy.yaml")
+
+
+if __name__ == "__main__":
+    main()
