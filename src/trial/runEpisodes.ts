@@ -6,6 +6,8 @@
  * (episodeLoop.ts) ended by the rig's verdict, the rig's final say, the episode record. The rig is
  * the in-process twin (src/app/runTrial.ts), the twin over the bus or a robot (hardwareTrial.ts),
  * or a recording (src/app/replayPolicy.ts).
+ * NOTE: a little over 300 lines: one episode's sequence reads top to bottom here; its parts live in
+ * trialParts.ts, demonstration.ts and runFiles.ts.
  */
 import type { LoadedRunConfig } from "../config/loaders.js";
 import { createOutput, StopLatch } from "../control/index.js";
@@ -33,8 +35,7 @@ import type { EpisodeRecord, RunAbort, RunSummary } from "./summary.js";
 import { tickBusyMs, type EpisodeEnd } from "./tick.js";
 import {
   controlHzOf, episodeParts, imageSpecsOf, interruptReason, loadTrialPolicy, openRunPlanner, oracleEndsOf, plannerFor,
-  runPartsOf, runSecrets,
-  runStopReason, subscribeGroundTruth, type TrialPolicy,
+  runPartsOf, runSecrets, runStopReason, subscribeGroundTruth, type TrialPolicy,
 } from "./trialParts.js";
 
 /** What the driver runs: the rig, the policy bundle, the episodes, and where the files go. */

@@ -96,12 +96,14 @@ export class RunFiles {
   /** Gives the reserve back, completes episodes.jsonl if an append failed, writes summary.json and report.md. */
   async finish(args: Parameters<typeof finishRun>[1]): Promise<RunSummary> {
     rmSync(this.reserve, { force: true });
+    this.events.retryPending();
     if (!this.episodesIntact) writeFileSync(join(this.outDir, "episodes.jsonl"), this.episodeLines.map((l) => l + "\n").join(""));
     return finishRun(this.outDir, this.secrets.forLog(args));
   }
 
   /** Closes events.jsonl and gives the reserve back (after `finish`, or when the run failed before it). */
   close(): void {
+    this.events.retryPending();
     this.events.close();
     rmSync(this.reserve, { force: true });
   }

@@ -4,7 +4,8 @@
  * summary.json, report.md, side files).
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -84,4 +85,42 @@ test("RunFiles: episodes.jsonl, summary.json, report.md, side files hold no secr
   }
   const line = JSON.parse(readFileSync(join(out, "episodes.jsonl"), "utf8")) as { reason: string };
   assert.match(line.reason, bounded);
+});
+
+test("EventLog on a full disk: the file keeps whole lines only; the kept lines follow once space is freed", (t) => {
+  const mnt = mkdtempSync(join(tmpdir(), "engram-event-log-full-"));
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt], { stdio: "ignore" });
+  } catch {
+    rmSync(mnt, { recursive: true, force: true });
+    t.skip("cannot mount a tmpfs here (needs root with CAP_SYS_ADMIN)");
+    return;
+  }
+  try {
+    const file = join(mnt, "events.jsonl");
+    const failures: string[] = [];
+    const log = new EventLog({ file, nowNs: () => 0n, onWriteError: (err) => failures.push(err.message) });
+    const filler = join(mnt, "filler");
+    const fs = statfsSync(mnt);
+    writeFileSync(filler, Buffer.alloc(Math.max(0, (fs.bavail - 1) * fs.bsize)));
+    const reason = "x".repeat(300);
+    let n = 0;
+    while (failures.length === 0 && n < 100) log.emit({ event: "safety_hold", step: n++, reason });
+    assert.equal(failures.length, 1, "the disk filled");
+    assert.match(failures[0]!, /events\.jsonl: .*ENOSPC/);
+    const stored = readFileSync(file, "utf8");
+    assert.ok(stored === "" || stored.endsWith("\n"), "no half line left behind");
+    const storedSteps = stored.trim().split("\n").filter(Boolean).map((l) => (JSON.parse(l) as EngramEvent).step);
+    assert.ok(storedSteps.length < n, "the failed line is not in the file");
+    log.emit({ event: "episode_end", step: n, outcome: "aborted" });
+    rmSync(filler);
+    log.retryPending();
+    log.emit({ event: "run_end", step: n + 1 });
+    log.close();
+    const steps = readFileSync(file, "utf8").trim().split("\n").map((l) => (JSON.parse(l) as EngramEvent).step);
+    assert.deepEqual(steps, Array.from({ length: n + 2 }, (_, i) => i), "every event, in order");
+  } finally {
+    execFileSync("umount", [mnt]);
+    rmSync(mnt, { recursive: true, force: true });
+  }
 });
