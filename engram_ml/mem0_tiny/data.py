@@ -21,6 +21,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import torch
 
+from engram_ml.memory.framesamp import frame_sampling_indices
 from engram_ml.memory.mem0 import Mem0Memory
 
 END_FRAMES = 8
@@ -55,6 +56,31 @@ class FrameMemory:
     def indices(self, idx: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """For frame indices idx [B]: anchor index [B], window indices [B, K] (oldest first), window mask [B, K]."""
         return self.anchor[idx], self.window[idx], self.mask[idx]
+
+
+class FrameSampFrames:
+    """Per-frame FrameSamp indices of a flat frame sequence: the frames RoboMME's FrameSamp reads at each
+    frame when the history starts at `history_start[i]` (an episode's first frame, or its demonstration's:
+    subtask ends clear nothing). Same contract as FrameMemory's window: [B, K] oldest first, padding masked."""
+
+    def __init__(self, history_start: torch.Tensor, frames: int) -> None:
+        windows: List[List[int]] = []
+        masks: List[List[float]] = []
+        previous = -1
+        for i, start in enumerate(history_start.tolist()):
+            if start != i and start != previous:
+                raise ValueError(f"frame {i}: history start {start}, expected {i} (a new history) or {previous}")
+            previous = start
+            read = [start + h for h in frame_sampling_indices(i - start, frames)]
+            pad = frames - len(read)
+            windows.append(read + [i] * pad)  # padding slots point anywhere valid: masked out
+            masks.append([1.0] * len(read) + [0.0] * pad)
+        self.window = torch.tensor(windows, dtype=torch.int64).reshape(len(windows), frames)
+        self.mask = torch.tensor(masks, dtype=torch.float32).reshape(len(windows), frames)
+
+    def indices(self, idx: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+        """For frame indices idx [B]: window indices [B, K] (oldest first) and window mask [B, K]."""
+        return self.window[idx], self.mask[idx]
 
 
 def canonical(text: str) -> str:

@@ -8,18 +8,32 @@
 /** What a reset clears: one episode's memory, or everything including what outlives episodes. */
 export type ResetScope = "episode" | "session";
 
+/** One camera image as TokenDrop scores it: CHW float32, pixels in [-1, 1]. */
+export interface ViewPixels {
+  width: number;
+  height: number;
+  channels: number;
+  data: Float32Array;
+}
+
 /** About the frame a feature came from (strategies that sample or retrieve by time read it). */
 export interface FrameMeta {
   /** The observation's stamp, bus clock (ns). */
   stampNs: bigint;
+  /** The frame's images in the policy's camera order; only strategies that score pixels (TokenDrop) need them. */
+  views?: readonly ViewPixels[];
 }
 
 /**
  * A memory operation, recorded in the event log as `{event: "memory", op, step}`:
  * `anchor_set` when a write fills the empty anchor; `window_clear` on a declared subtask end, with
- * the features the window held (`dropped`, counting the tick's own write) and whether an anchor went.
+ * the features the window held (`dropped`, counting the tick's own write) and whether an anchor went;
+ * `history_clear` when a reset empties a strategy that keeps the whole history (`dropped` frames).
  */
-export type MemoryOp = { kind: "anchor_set" } | { kind: "window_clear"; dropped: number; anchorCleared: boolean };
+export type MemoryOp =
+  | { kind: "anchor_set" }
+  | { kind: "window_clear"; dropped: number; anchorCleared: boolean }
+  | { kind: "history_clear"; dropped: number };
 
 /** Tensors fed to Mem-0's memory.onnx for one tick, batch 1 (the current feature goes in separately). */
 export interface MemoryInputs {
@@ -31,14 +45,36 @@ export interface MemoryInputs {
   anchor: Float32Array;
   /** [1, 1]: 1 when the anchor is valid. */
   anchorMask: Float32Array;
+  /** TokenDrop's kept patch tokens (absent for the frame strategies, whose memory is the window). */
+  tokens?: TokenInputs;
+}
+
+/** Patch tokens for a token memory module, batch 1, B = the token budget, right-padded. */
+export interface TokenInputs {
+  /** [1, B, D]: each token's patch pixels, (row, column, channel) order, in [-1, 1]. */
+  features: Float32Array;
+  /** [1, B, 3]: (memory step, view, patch) of each token, sorted; padding is zero. */
+  positions: Int32Array;
+  /** [1, B]: 1 for a kept token, 0 for padding. */
+  mask: Float32Array;
+  /** D: values per token. */
+  dim: number;
 }
 
 /**
  * Which strategy to build, as a run names it (and as test/vectors/memory.json spells it).
  * `mem0`: anchor + sliding window of `window` (K >= 1) features; `anchor: false` / `sliding: false`
  * are the "no anchor" / "no window" ablations (that part is left out and its inputs stay masked).
+ * `framesamp`: RoboMME's frame sampling, `frames` slots (its 512-token budget / 16 tokens per frame = 32).
+ * `tokendrop`: RoboMME's token dropping: a `budget` of patch tokens out of at most `kept` scored ones,
+ * scored every `stride` steps over a `grid` x `grid` patch grid per view.
+ * `none`: no history (the baseline): every memory input masked.
  */
-export type MemorySpec = { kind: "mem0"; window: number; anchor: boolean; sliding: boolean };
+export type MemorySpec =
+  | { kind: "mem0"; window: number; anchor: boolean; sliding: boolean }
+  | { kind: "framesamp"; frames: number }
+  | { kind: "tokendrop"; budget: number; stride: number; kept: number; grid: number }
+  | { kind: "none" };
 
 /**
  * What a policy remembers, behind one seam. Per tick the policy calls `write` with the tick's

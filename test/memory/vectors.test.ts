@@ -1,21 +1,77 @@
 /**
  * Replays test/vectors/memory.json (the vectors the Python adapter and training data code also pass)
  * through the TypeScript strategies. A feature is step-valued, [step, step + 0.5], so the returned
- * tensors map back to the steps of the features in them; padding must stay zero.
+ * tensors map back to the steps of the features in them; padding must stay zero. TokenDrop's writes
+ * carry images built from the case's patch levels; its tokens map back by their positions and pixels.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { createMemoryStrategy, MEMORY_KINDS, type MemoryInputs, type MemorySpec } from "../../src/memory/index.js";
+import {
+  createMemoryStrategy, frameSamplingIndices, MEMORY_KINDS, type MemoryInputs, type MemorySpec, type ViewPixels,
+} from "../../src/memory/index.js";
 
 const FILE = new URL("../vectors/memory.json", import.meta.url);
 const F = 2;
 
-type Op = { op: "write"; step: number } | { op: "subtask_end" } | { op: "reset"; scope: "episode" | "session" };
-interface Expected { step: number; anchor: number | null; window: number[] }
+type Op =
+  | { op: "write"; step: number; views?: number[][] }
+  | { op: "subtask_end" }
+  | { op: "reset"; scope: "episode" | "session" };
+interface Expected { step: number; anchor?: number | null; window?: number[]; tokens?: number[][] }
 interface Case { name: string; strategy: { kind: string } & Record<string, unknown>; ops: Op[]; expected: Expected[] }
+interface FrameSampling { t: number; frames: number; indices: number[] }
 
-const doc = JSON.parse(readFileSync(FILE, "utf8")) as { description: string; cases: Case[] };
+const doc = JSON.parse(readFileSync(FILE, "utf8")) as { description: string; cases: Case[]; frame_sampling: FrameSampling[] };
+/** The window slots a `none` strategy is asked to fill (any size: all padding). */
+const NONE_WINDOW = 2;
+
+/** The memory module's window size for a frame strategy's spec. */
+function windowOf(spec: MemorySpec): number {
+  switch (spec.kind) {
+    case "mem0": return spec.window;
+    case "framesamp": return spec.frames;
+    case "none": return NONE_WINDOW;
+    case "tokendrop": return 0;
+  }
+}
+
+/** A view of grid x grid patches, each 2x2 pixels of 3 channels at its level, CHW. */
+function viewOf(levels: number[], grid: number): ViewPixels {
+  const side = 2 * grid, data = new Float32Array(3 * side * side);
+  for (let c = 0; c < 3; c++) {
+    for (let y = 0; y < side; y++) {
+      for (let x = 0; x < side; x++) data[c * side * side + y * side + x] = levels[(y >> 1) * grid + (x >> 1)]!;
+    }
+  }
+  return { width: side, height: side, channels: 3, data };
+}
+
+/** TokenDrop's read tokens as (step, view, patch), each token's pixels checked against the level written. */
+function asTokens(inp: MemoryInputs, levels: Map<number, number[][]>, budget: number, where: string): number[][] {
+  const t = inp.tokens;
+  assert.ok(t, `${where}: tokendrop returns tokens`);
+  assert.equal(t.mask.length, budget, `${where}: token mask size`);
+  const out: number[][] = [];
+  for (let i = 0; i < budget; i++) {
+    const pos = Array.from(t.positions.subarray(i * 3, i * 3 + 3));
+    const pixels = t.features.subarray(i * t.dim, (i + 1) * t.dim);
+    if (t.mask[i] === 1) {
+      assert.equal(out.length, i, `${where}: kept tokens come first (slot ${i})`);
+      const level = levels.get(pos[0]!)![pos[1]!]![pos[2]!]!;
+      assert.ok(pixels.every((v) => v === level), `${where}: token ${pos} carries its patch's pixels (${level})`);
+      out.push(pos);
+    } else {
+      assert.ok(pixels.every((v) => v === 0) && pos.every((v) => v === 0), `${where}: padding slot ${i} is zero`);
+    }
+  }
+  return out;
+}
+
+test("frame sampling agrees with numpy's linspace(0, t, n) cast to int32 (the vectors' frame_sampling table)", () => {
+  assert.ok(doc.frame_sampling.length >= 5);
+  for (const { t, frames, indices } of doc.frame_sampling) assert.deepEqual(frameSamplingIndices(t, frames), indices, `t=${t} n=${frames}`);
+});
 
 const feature = (step: number) => Float32Array.of(step, step + 0.5);
 
@@ -64,16 +120,26 @@ for (const c of doc.cases) {
   }
   test(c.name, () => {
     const spec = c.strategy as unknown as MemorySpec;
-    const memory = createMemoryStrategy(spec, F);
+    const memory = createMemoryStrategy(spec, F, NONE_WINDOW);
     const got: Expected[] = [];
+    let levels = new Map<number, number[][]>();
     c.ops.forEach((op, i) => {
+      const where = `op ${i} (write ${"step" in op ? op.step : ""})`;
       switch (op.op) {
-        case "write":
-          memory.write(feature(op.step), op.step, { stampNs: BigInt(op.step) * 100_000_000n });
-          got.push({ step: op.step, ...asSteps(memory.inputs(), spec.window, `op ${i} (write ${op.step})`) });
+        case "write": {
+          const stampNs = BigInt(op.step) * 100_000_000n;
+          if (spec.kind === "tokendrop") {
+            levels.set(op.step, op.views!);
+            memory.write(feature(op.step), op.step, { stampNs, views: op.views!.map((v) => viewOf(v, spec.grid)) });
+            got.push({ step: op.step, tokens: asTokens(memory.inputs(), levels, spec.budget, where) });
+          } else {
+            memory.write(feature(op.step), op.step, { stampNs });
+            got.push({ step: op.step, ...asSteps(memory.inputs(), windowOf(spec), where) });
+          }
           break;
+        }
         case "subtask_end": memory.onSubtaskEnd(); break;
-        case "reset": memory.reset(op.scope); break;
+        case "reset": memory.reset(op.scope); levels = new Map(); break;
         default: throw new Error(`${c.name}: op ${i} ${JSON.stringify(op)} is not write, subtask_end or reset`);
       }
     });
