@@ -8,12 +8,13 @@ The adapter contract (docs/remote-policy.md): metadata, reset, set_instruction, 
 """
 
 import math
-from typing import Any, Dict, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 import torch
 
 from engram_ml.mem0_tiny.export import chunk_seed, gaussian_noise, load, manifest
+from engram_ml.memory.framesamp import FrameSampMemory
 from engram_ml.memory.mem0 import Mem0Memory
 
 BIMANUAL_16D = [f"{arm}_joint{i + 1}" for arm in ("left", "right") for i in range(7)] + [
@@ -52,7 +53,12 @@ class Mem0TinyAdapter:
     """One mem0-tiny checkpoint behind the adapter contract; holds one episode's memory."""
 
     def __init__(
-        self, checkpoint: str, noise_scale: Optional[float] = None, name: str = "mem0-tiny", device: str = "cpu"
+        self,
+        checkpoint: str,
+        noise_scale: Optional[float] = None,
+        name: str = "mem0-tiny",
+        device: str = "cpu",
+        memory_strategy: str = "mem0",
     ) -> None:
         ckpt, self.d, self.model = load(checkpoint)
         if noise_scale is None:  # the scale the checkpoint's bundle samples with (import_bundle records it), else 1
@@ -62,7 +68,13 @@ class Mem0TinyAdapter:
         self.m = manifest(name, self.d, ckpt, noise_scale)
         # The manifest has no sliding switch: a bundle's window is always on (the runtime's `sliding: false`
         # is a run config, not part of the checkpoint).
+        # The memory strategy, as the runtime's run config `memory.strategy` picks it (test/vectors/memory.json):
+        # mem0 (the checkpoint's anchor + window), framesamp (RoboMME's sampling into the K window slots), none.
+        if memory_strategy not in ("mem0", "framesamp", "none"):
+            raise ValueError(f"memory strategy {memory_strategy!r}: expected mem0, framesamp or none")
+        self.strategy = memory_strategy
         self.memory: Mem0Memory[torch.Tensor] = Mem0Memory(self.d.window, anchor=bool(self.m["memory"]["anchor"]))
+        self.frames: FrameSampMemory[torch.Tensor] = FrameSampMemory(self.d.window)
         self.reset(0, 0, "M(n)")
 
     def metadata(self) -> Dict[str, Any]:
@@ -85,6 +97,7 @@ class Mem0TinyAdapter:
         """A new episode: memory cleared, `seed` drives the chunk noise, M(1) keeps memory across ends."""
         self.seed, self.chunk_index, self.positives = int(seed), 0, 0
         self.memory.clear()
+        self.frames.clear()
         self.tokens, self.last = None, None
         self.keep_memory_on_end = complexity == "M(1)"
 
@@ -118,7 +131,16 @@ class Mem0TinyAdapter:
         if tokens is None:
             tokens = torch.full((1, tok["max_length"]), tok["pad_id"], dtype=torch.int64, device=self.device)
         _, feat, _ = self._encode(images, np.asarray(state, dtype=np.float64), tokens)
-        self.memory.write(feat.clone())
+        self._memory_inputs(feat)
+
+    def _memory_inputs(self, feat: torch.Tensor) -> Tuple[List[torch.Tensor], Optional[torch.Tensor]]:
+        """Writes this tick's feature to the strategy; returns the window features and the anchor it reads."""
+        if self.strategy == "framesamp":
+            return self.frames.write(feat.clone()), None
+        inputs = self.memory.write(feat.clone())
+        if self.strategy == "none":
+            return [], None
+        return inputs.window, inputs.anchor
 
     @torch.no_grad()
     def observe(self, images: Mapping[str, np.ndarray], state: np.ndarray) -> Tuple[float, bool]:
@@ -128,13 +150,13 @@ class Mem0TinyAdapter:
             raise ValueError("observe before an instruction was set (set_instruction)")
         state = np.asarray(state, dtype=np.float64)
         norm, feat, text = self._encode(images, state, self.tokens)
-        inputs = self.memory.write(feat.clone())
+        read, read_anchor = self._memory_inputs(feat)
         F, K = d.feature_dim, d.window
         window, wmask = torch.zeros(1, K, F, device=self.device), torch.zeros(1, K, device=self.device)
-        for j, f in enumerate(inputs.window):
+        for j, f in enumerate(read):
             window[0, j], wmask[0, j] = f[0], 1
-        if inputs.anchor is not None:
-            anchor, amask = inputs.anchor.unsqueeze(1), torch.ones(1, 1, device=self.device)
+        if read_anchor is not None:
+            anchor, amask = read_anchor.unsqueeze(1), torch.ones(1, 1, device=self.device)
         else:
             anchor, amask = torch.zeros(1, 1, F, device=self.device), torch.zeros(1, 1, device=self.device)
         summary = self.model.memory(feat, window, wmask, anchor, amask, text)
@@ -146,7 +168,7 @@ class Mem0TinyAdapter:
         if ended:
             self.positives = 0
             if not self.keep_memory_on_end:
-                self.memory.clear()
+                self.memory.clear()  # Mem-0's clear; FrameSamp keeps its history across subtask ends
         return logit, ended
 
     @torch.no_grad()
@@ -178,6 +200,9 @@ class Mem0TinyAdapter:
         return {"actions": self.act()}
 
 
-def create(checkpoint: str, noise_scale: Optional[float] = None, device: str = "cpu") -> Mem0TinyAdapter:
-    """The server's factory for the built-in adapter (`serve --checkpoint`)."""
-    return Mem0TinyAdapter(checkpoint, noise_scale=None if noise_scale is None else float(noise_scale), device=device)
+def create(
+    checkpoint: str, noise_scale: Optional[float] = None, device: str = "cpu", memory_strategy: str = "mem0"
+) -> Mem0TinyAdapter:
+    """The server's factory for the built-in adapter (`serve --checkpoint`, `--memory-strategy`)."""
+    scale = None if noise_scale is None else float(noise_scale)
+    return Mem0TinyAdapter(checkpoint, noise_scale=scale, device=device, memory_strategy=memory_strategy)

@@ -52,7 +52,9 @@ def build_adapter(args: argparse.Namespace) -> Any:
     from engram_ml.servers.mem0_tiny_adapter import create  # torch loads only when this adapter serves
 
     try:
-        return create(args.checkpoint, noise_scale=args.noise_scale, device=args.device)
+        return create(
+            args.checkpoint, noise_scale=args.noise_scale, device=args.device, memory_strategy=args.memory_strategy
+        )
     except (KeyError, RuntimeError, TypeError, ValueError, pickle.UnpicklingError) as err:
         detail = " ".join(str(err).split())[:240]
         sys.exit(
@@ -190,6 +192,12 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> No
         default=None,
         help="flow_noise_scale, as `export --noise-scale` (default: the checkpoint's, as import-bundle records it "
         "from the bundle; else 1.0)",
+    )
+    ap.add_argument(
+        "--memory-strategy",
+        choices=("mem0", "framesamp", "none"),
+        default="mem0",
+        help="the built-in adapter's memory (src/memory/README.md): mem0 anchor + window, framesamp, none",
     )
     ap.add_argument("--adapter", help="module:factory returning an adapter (docs/remote-policy.md)")
     ap.add_argument("--adapter-arg", action="append", default=[], help="key=value passed to the factory (repeatable)")

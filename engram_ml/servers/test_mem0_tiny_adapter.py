@@ -14,6 +14,7 @@ import torch
 
 from engram_ml.mem0_tiny.export import PARITY_SEED, parity_images, parity_state
 from engram_ml.mem0_tiny.tiny_checkpoint import write_tiny_checkpoint
+from engram_ml.memory.framesamp import frame_sampling_indices
 from engram_ml.memory.mem0 import Mem0Memory
 from engram_ml.servers.mem0_tiny_adapter import Mem0TinyAdapter, create
 
@@ -105,6 +106,40 @@ def test_the_adapter_feeds_the_memory_module_the_mem0_rule(tmp_path: Path, compl
     adapter.set_instruction(next(iter(adapter.m["tokenizer"]["vocabulary"])))
     adapter.observe(images, np.zeros(adapter.d.action_dim, dtype=np.float32))
     assert spy.calls[-1]["window"] == [] and torch.equal(spy.calls[-1]["anchor"], spy.calls[-1]["current"][0])
+
+
+@pytest.mark.parametrize("strategy", ["framesamp", "none"])
+def test_the_adapter_feeds_the_memory_module_the_strategy_it_serves(tmp_path: Path, strategy: str) -> None:
+    """FrameSamp: the window is frame_sampling_indices over the whole history (subtask ends clear nothing),
+    no anchor; none: nothing but the current feature."""
+    write_tiny_checkpoint(str(SHIPPED / "policy.yaml"), str(tmp_path / "tiny.pt"))
+    adapter = create(str(tmp_path / "tiny.pt"), memory_strategy=strategy)
+    adapter.m["classifier"]["threshold"] = 0.0  # ends every switch_count ticks: FrameSamp must not clear
+    spy = _MemorySpy(adapter.model.memory)
+    adapter.model.memory = spy
+    adapter.reset(3, 0, "M(n)")
+    adapter.set_instruction(next(iter(adapter.m["tokenizer"]["vocabulary"])))
+    rng = np.random.default_rng(1)
+    K = adapter.d.window
+    for tick in range(3 * K):
+        images = {
+            c: rng.standard_normal((3, adapter.d.height, adapter.d.width)).astype(np.float32)
+            for c in adapter.m["cameras"]
+        }
+        adapter.observe(images, rng.standard_normal(adapter.d.action_dim).astype(np.float32))
+        call = spy.calls[tick]
+        assert call["anchor"] is None
+        want = frame_sampling_indices(tick, K) if strategy == "framesamp" else []
+        features = [c["current"] for c in spy.calls]
+        assert len(call["window"]) == len(want) and call["window_mask_tail"] == [0.0] * (K - len(want))
+        for got, index in zip(call["window"], want):
+            assert torch.equal(got, features[index][0])
+
+
+def test_the_adapter_refuses_an_unknown_memory_strategy(tmp_path: Path) -> None:
+    write_tiny_checkpoint(str(SHIPPED / "policy.yaml"), str(tmp_path / "tiny.pt"))
+    with pytest.raises(ValueError, match="memory strategy 'tokendrop': expected mem0, framesamp or none"):
+        create(str(tmp_path / "tiny.pt"), memory_strategy="tokendrop")
 
 
 def test_a_checkpoint_in_the_old_plain_pickle_format_is_refused_naming_import_bundle(tmp_path: Path) -> None:

@@ -57,7 +57,7 @@ export async function loadTrialPolicy(cfg: RunCfg, profile: RobotProfile, policy
   let remoteFaults = 0;
   const policy: TrialPolicy = await loadPolicy(policyPath, {
     robot: profile, url: policyUrl, executeSteps: cfg.control.execute_steps,
-    ablation: { anchor: cfg.policy.anchor, slidingWindow: cfg.policy.sliding },
+    ablation: { anchor: cfg.policy.anchor, slidingWindow: cfg.policy.sliding }, memory: cfg.memory,
     ...(oracleEnds ? { endDetector: oracleEnds } : {}),
     onEvent: (e) => events.emit(e.kind === "memory" ? { event: "memory", op: e.op, step: e.step } : { event: "classifier_end", ...e }),
     onRemoteEvent: (e) => {
@@ -65,6 +65,10 @@ export async function loadTrialPolicy(cfg: RunCfg, profile: RobotProfile, policy
       events.emit({ ...e, event: `remote_${e.kind}` });
     },
   });
+  if (cfg.memory && (policy instanceof RemotePolicy || policy instanceof RoboMMEPolicy)) {
+    await policy.close();
+    throw new Error(`memory.strategy ${cfg.memory.strategy}: ${policyPath} is a remote policy (its server owns the memory)`);
+  }
   if (oracleEnds && (policy instanceof RemotePolicy || policy instanceof RoboMMEPolicy)) {
     await policy.close();
     throw new Error(`policy.classifier: oracle needs an in-process Mem-0 bundle; ${policyPath} is a remote policy (its server owns the classifier)`);

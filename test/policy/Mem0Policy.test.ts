@@ -11,6 +11,7 @@ import { BIMANUAL_16D } from "../../src/policy/mem0/layout.js";
 import { chunkSeed, gaussianNoise, mulberry32 } from "../../src/policy/mem0/flowSampler.js";
 import { denormalizeRows, normalize, type NormStats } from "../../src/policy/mem0/normalization.js";
 import { tokenize } from "../../src/policy/mem0/tokenizer.js";
+import { frameSamplingIndices } from "../../src/memory/index.js";
 import { readManifest, type PolicyManifest } from "../../src/policy/mem0/manifest.js";
 import type { PreparedObservation } from "../../src/policy/types.js";
 import type { RobotProfile } from "../../src/robot/types.js";
@@ -167,6 +168,51 @@ test("mem0MemorySpec: window from the manifest; the run's anchor switch override
   assert.deepEqual(mem0MemorySpec(memory), { kind: "mem0", window: 4, anchor: false, sliding: true });
   assert.deepEqual(mem0MemorySpec({ ...memory, anchor: true }, {}), { kind: "mem0", window: 4, anchor: true, sliding: true });
   assert.deepEqual(mem0MemorySpec(memory, { anchor: true, slidingWindow: false }), { kind: "mem0", window: 4, anchor: true, sliding: false });
+});
+
+test("memory framesamp: memory.onnx reads frame sampling over the whole history, no anchor; ends clear nothing", async () => {
+  const { p, events } = await policy({ memory: { strategy: "framesamp" } });
+  const K = w.dims.window, F = w.dims.featureDim;
+  const obs = Array.from({ length: 3 * K + 2 }, observation);
+  const logits: number[] = [];
+  const ends: boolean[] = [];
+  for (const o of obs) {
+    const r = await p.observe(o);
+    logits.push(r.logit);
+    ends.push(r.subtaskEnded);
+  }
+  assert.ok(ends.some(Boolean), "the classifier declared ends (every tick positive)");
+  const tokens = tokenize(INSTR, { kind: "closed_vocabulary", maxLength: m.tokenizer.max_length, padId: 0, vocabulary: m.tokenizer.vocabulary });
+  const encoded = obs.map((o) => refEncoder(w, new Float32Array([...o.images.head, ...o.images.left_wrist, ...o.images.right_wrist]),
+    normalize(o.state, m.normalization.state as NormStats), tokens));
+  const ref = encoded.map((enc, t) => {
+    const win = new Float64Array(K * F), mask = new Float64Array(K);
+    frameSamplingIndices(t, K).forEach((h, i) => { win.set(encoded[h]!.imageFeature, i * F); mask[i] = 1; });
+    return refClassifier(w, refMemory(w, enc.imageFeature, win, mask, new Float64Array(F), 0, enc.textFeature));
+  });
+  assert.ok(maxAbsDiff(logits, ref) < 1e-4);
+  assert.deepEqual(events.filter((e) => e.kind === "memory"), [], "no anchor set, no clear at a declared end");
+  await p.close();
+});
+
+test("memory none: every memory input masked (the no-history baseline)", async () => {
+  const { p } = await policy({ memory: { strategy: "none" }, endDetector: oracleDetector() });
+  const obs = Array.from({ length: 4 }, observation);
+  const logits = [];
+  for (const o of obs) logits.push((await p.observe(o)).logit);
+  assert.ok(maxAbsDiff(logits, referenceLogits(obs, obs.map(() => false), { anchor: false, window: false })) < 1e-4);
+  await p.close();
+});
+
+test("mem0MemorySpec: the run's memory choice over the manifest's strategy; a frame count or tokens memory.onnx cannot read is refused", () => {
+  const memory = { window: 4, anchor: true, feature_dim: 8, summary_tokens: 3 };
+  assert.deepEqual(mem0MemorySpec({ ...memory, strategy: "framesamp" }), { kind: "framesamp", frames: 4 });
+  assert.deepEqual(mem0MemorySpec(memory, {}, { strategy: "none" }), { kind: "none" });
+  assert.deepEqual(mem0MemorySpec({ ...memory, strategy: "framesamp" }, {}, { strategy: "mem0" }).kind, "mem0");
+  assert.throws(() => mem0MemorySpec(memory, {}, { strategy: "framesamp", frames: 32 }, "p/policy.yaml"),
+    /memory\.frames 32: p\/policy\.yaml memory\.onnx reads memory\.window K=4 frames/);
+  assert.throws(() => mem0MemorySpec(memory, {}, { strategy: "tokendrop", budget: 512, stride: 8, kept: 2048, grid: 8 }),
+    /memory\.strategy tokendrop: .* not patch tokens/);
 });
 
 test("resetSession clears the memory: the next tick sets a new anchor", async () => {

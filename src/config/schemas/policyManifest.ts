@@ -117,6 +117,11 @@ export const policyManifestSchema = z.object({
   flow_noise_scale: z.number().min(0).max(1).optional(),
   control_hz: positiveUpTo(1000).optional(),
   memory: z.object({
+    /**
+     * What memory.onnx was trained on (default mem0): `mem0` anchor + sliding window of `window`
+     * features, `framesamp` RoboMME's frame sampling into `window` slots, `none` no history.
+     */
+    strategy: z.enum(["mem0", "framesamp", "none"]).optional(),
     window: intIn(1, 1024),
     anchor: z.boolean(),
     feature_dim: intIn(1, 65_536),

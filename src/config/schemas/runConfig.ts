@@ -106,6 +106,19 @@ const runConfigObject = z.object({
     /** Default: the bundle's learned planner (never called on M(1) tasks; M(n) ones need planner.onnx). */
     planner: plannerSchema.default({ kind: "learned" }),
   }).strict(),
+  /**
+   * The policy's memory strategy (src/memory/README.md); null: the bundle's own (policy.yaml
+   * memory.strategy). `frames` (framesamp) defaults to the memory module's window; `budget`,
+   * `stride`, `kept` and `grid` are TokenDrop's, RoboMME's values by default.
+   */
+  memory: z.object({
+    strategy: z.enum(["mem0", "framesamp", "tokendrop", "none"]),
+    frames: intIn(1, 1024).optional(),
+    budget: intIn(1, 65_536).default(512),
+    stride: intIn(1, 1000).default(8),
+    kept: intIn(1, 1_000_000).default(2048),
+    grid: intIn(1, 64).default(8),
+  }).strict().nullable().default(null),
   /** The demonstration each episode starts with (observe only: the arm holds); null: none. --demonstration overrides. */
   demonstration: demonstrationSchema.nullable().default(null),
   control: z.object({

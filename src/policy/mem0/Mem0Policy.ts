@@ -26,10 +26,38 @@ export interface Mem0Ablation {
   slidingWindow?: boolean;
 }
 
-/** The memory strategy a bundle runs with: the manifest's window and anchor, overridden by the run's ablations. */
-export function mem0MemorySpec(memory: PolicyManifest["memory"], ablation: Mem0Ablation = {}): MemorySpec {
-  const anchor = ablation.anchor ?? memory.anchor;
-  return { kind: "mem0", window: memory.window, anchor, sliding: ablation.slidingWindow ?? true };
+/** A run's choice of memory strategy (run config `memory`); absent: the bundle's own. */
+export type MemoryChoice =
+  | { strategy: "mem0" | "none" }
+  | { strategy: "framesamp"; frames?: number }
+  | { strategy: "tokendrop"; budget: number; stride: number; kept: number; grid: number };
+
+/**
+ * The memory strategy a bundle runs with: the run's choice, else the manifest's strategy; Mem-0's
+ * anchor and window switches come from the run's ablations. memory.onnx takes a window of K features,
+ * so a frame strategy must fill exactly K slots and TokenDrop's patch tokens do not fit it.
+ */
+export function mem0MemorySpec(
+  memory: PolicyManifest["memory"], ablation: Mem0Ablation = {}, choice?: MemoryChoice | null, where = "policy.yaml",
+): MemorySpec {
+  const strategy = choice?.strategy ?? memory.strategy ?? "mem0";
+  switch (strategy) {
+    case "mem0": {
+      const anchor = ablation.anchor ?? memory.anchor;
+      return { kind: "mem0", window: memory.window, anchor, sliding: ablation.slidingWindow ?? true };
+    }
+    case "framesamp": {
+      const frames = (choice?.strategy === "framesamp" ? choice.frames : undefined) ?? memory.window;
+      if (frames !== memory.window) {
+        throw new Error(`memory.frames ${frames}: ${where} memory.onnx reads memory.window K=${memory.window} frames`);
+      }
+      return { kind: "framesamp", frames };
+    }
+    case "none": return { kind: "none" };
+    case "tokendrop":
+      throw new Error(`memory.strategy tokendrop: ${where} memory.onnx reads a window of K=${memory.window} features, `
+        + "not patch tokens (this bundle runs mem0, framesamp or none)");
+  }
 }
 
 /** Events for the control loop's event log. */
@@ -46,6 +74,8 @@ export interface Mem0Options {
   /** ORT intra-op threads per session (default 1). */
   threads?: number;
   ablation?: Mem0Ablation;
+  /** The run's memory strategy (run config `memory`); absent or null: the manifest's. */
+  memory?: MemoryChoice | null;
   /** Decides subtask ends from the classifier logit. Default: the manifest's debounce (threshold, switch_count). */
   endDetector?: EndDetector;
   onEvent?: (event: Mem0Event) => void;
@@ -88,7 +118,8 @@ export class Mem0Policy implements Policy {
     const m = this.m;
     this.layout = actionLayout(m, opts, this.where);
     this.robotOrder = robotOrder(this.layout, opts.robot);
-    this.memory = createMemoryStrategy(mem0MemorySpec(m.memory, opts.ablation), m.memory.feature_dim);
+    const spec = mem0MemorySpec(m.memory, opts.ablation, opts.memory, this.where);
+    this.memory = createMemoryStrategy(spec, m.memory.feature_dim, m.memory.window);
     this.ends = opts.endDetector ?? debounceDetector({ threshold: m.classifier.threshold, switchCount: m.classifier.switch_count });
     this.spec = {
       name: m.name, cameras: [...m.cameras], imageSize: { width: m.image.width, height: m.image.height },
