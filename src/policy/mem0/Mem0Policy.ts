@@ -13,52 +13,15 @@ import { chunkSeed, gaussianNoise, integrateFlow } from "./flowSampler.js";
 import { chunkToRobotOrder } from "./layout.js";
 import { getLayout, layoutNames } from "../../robot/layout.js";
 import type { ModelKey, PolicyManifest } from "./manifest.js";
-import { createMemoryStrategy, type MemoryOp, type MemorySpec, type MemoryStrategy } from "../../memory/index.js";
+import { createMemoryStrategy, type MemoryOp, type MemoryStrategy } from "../../memory/index.js";
+import { mem0MemorySpec, type Mem0Ablation, type MemoryChoice } from "./memorySpec.js";
 import { denormalizeRows, normalize } from "./normalization.js";
 import { f32, i64, type ExecutionProvider } from "./ortSession.js";
 import { debounceDetector, type EndDetector } from "./endDetector.js";
 import { tokenize } from "./tokenizer.js";
 import type * as ort from "onnxruntime-node";
 
-/** Ablation switches (run config `policy.anchor` / `policy.sliding`). Defaults: anchor from the manifest, window on. */
-export interface Mem0Ablation {
-  anchor?: boolean;
-  slidingWindow?: boolean;
-}
-
-/** A run's choice of memory strategy (run config `memory`); absent: the bundle's own. */
-export type MemoryChoice =
-  | { strategy: "mem0" | "none" }
-  | { strategy: "framesamp"; frames?: number }
-  | { strategy: "tokendrop"; budget: number; stride: number; kept: number; grid: number };
-
-/**
- * The memory strategy a bundle runs with: the run's choice, else the manifest's strategy; Mem-0's
- * anchor and window switches come from the run's ablations. memory.onnx takes a window of K features,
- * so a frame strategy must fill exactly K slots and TokenDrop's patch tokens do not fit it.
- */
-export function mem0MemorySpec(
-  memory: PolicyManifest["memory"], ablation: Mem0Ablation = {}, choice?: MemoryChoice | null, where = "policy.yaml",
-): MemorySpec {
-  const strategy = choice?.strategy ?? memory.strategy ?? "mem0";
-  switch (strategy) {
-    case "mem0": {
-      const anchor = ablation.anchor ?? memory.anchor;
-      return { kind: "mem0", window: memory.window, anchor, sliding: ablation.slidingWindow ?? true };
-    }
-    case "framesamp": {
-      const frames = (choice?.strategy === "framesamp" ? choice.frames : undefined) ?? memory.window;
-      if (frames !== memory.window) {
-        throw new Error(`memory.frames ${frames}: ${where} memory.onnx reads memory.window K=${memory.window} frames`);
-      }
-      return { kind: "framesamp", frames };
-    }
-    case "none": return { kind: "none" };
-    case "tokendrop":
-      throw new Error(`memory.strategy tokendrop: ${where} memory.onnx reads a window of K=${memory.window} features, `
-        + "not patch tokens (this bundle runs mem0, framesamp or none)");
-  }
-}
+export { mem0MemorySpec, type Mem0Ablation, type MemoryChoice } from "./memorySpec.js";
 
 /** Events for the control loop's event log. */
 export type Mem0Event =
