@@ -10,7 +10,8 @@ type Section = { bench(): Promise<Record<string, unknown>> };
 
 /** Section names, in the order they run; each is bench/<name>.ts. */
 const SECTIONS = [
-  "msgs", "mcap", "compression", "recorder", "bus", "sim", "observe", "policy", "planner", "control", "trial", "remote",
+  "msgs", "mcap", "compression", "recorder", "bus", "sim", "observe", "policy", "planner", "memory", "control", "trial",
+  "remote",
 ];
 
 /**

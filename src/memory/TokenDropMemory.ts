@@ -6,7 +6,8 @@
  * the rest pushed into a min-heap of (score, step, view, patch) capped at `kept` (the lowest popped).
  * A tick's memory is the `budget` highest of them, sorted by (step, view, patch). Tokens carry their
  * patch's pixels: this runtime's encoder has no per-patch embeddings, so pixels are the token.
- * Only two frames' pixels are held (the current and the last scored one) plus the kept patches.
+ * Only the last scored frame's patches are held besides the kept ones; frames between scores are
+ * not cut into patches at all (nothing of them can enter the heap).
  */
 import type { MemoryInputs, MemoryOp, MemoryStrategy, ResetScope, ViewPixels } from "./types.js";
 
@@ -64,11 +65,12 @@ class MinHeap {
 export class TokenDropMemory implements MemoryStrategy {
   private readonly heap = new MinHeap();
   private lastScored = -1;
-  /** Per view, the patches the next score compares against (frame 0's until the first score). */
-  private reference: Float32Array[][] | null = null;
+  /** A copy of the last scored frame's views (frame 0's until the first score): what the next score compares against. */
+  private reference: ViewPixels[] | null = null;
   private written = 0;
   private stepOfIndex: number[] = [];
   private dim: number | null = null;
+  private read: MemoryInputs | null = null;
 
   constructor(readonly spec: { budget: number; stride: number; kept: number; grid: number }) {
     const { budget, stride, kept, grid } = spec;
@@ -80,49 +82,53 @@ export class TokenDropMemory implements MemoryStrategy {
   write(_feature: Float32Array, step: number, meta: { views?: readonly ViewPixels[] }): MemoryOp[] {
     const views = meta.views;
     if (!views || views.length === 0) throw new Error(`tokendrop: the frame at step ${step} has no images to score`);
+    views.forEach((v, i) => this.checkView(v, `step ${step} view ${i}`));
     const h = this.written++;
     this.stepOfIndex.push(step);
-    const patches = views.map((v, i) => this.patchesOf(v, `step ${step} view ${i}`));
+    const scoring = h === this.lastScored + this.spec.stride;
+    // Only frame 0 and the scored frames are looked at: nothing of the others can enter the heap.
+    if (h !== 0 && !scoring) return [];
+    const g = this.spec.grid, patches = g * g;
+    const pushed: Scored[] = [];
     if (h === 0) {
-      this.reference = patches;
-      patches.forEach((ps, view) => ps.forEach((pixels, patch) => {
-        this.heap.push({ score: FIRST_FRAME_SCORE, step: h, view, patch, pixels });
-      }));
-    }
-    if (h === this.lastScored + this.spec.stride) {
-      const previous = this.reference!;
-      if (previous.length !== patches.length) {
-        throw new Error(`tokendrop: step ${step} has ${patches.length} views, the history ${previous.length}`);
+      this.reference = views.map(copyView);
+      for (let patch = 0; patch < patches; patch++) {
+        for (let view = 0; view < views.length; view++) {
+          const t = { score: FIRST_FRAME_SCORE, step: h, view, patch, pixels: EMPTY };
+          this.heap.push(t);
+          pushed.push(t);
+        }
       }
-      patches.forEach((ps, view) => ps.forEach((pixels, patch) => {
-        const score = meanAbsDifference(previous[view]![patch]!, pixels);
-        if (score < MIN_DIFFERENCE) return;
-        this.heap.push({ score, step: h, view, patch, pixels });
-        if (this.heap.items.length > this.spec.kept) this.heap.pop();
-      }));
-      this.lastScored += this.spec.stride;
-      this.reference = patches;
     }
+    if (scoring) {
+      const previous = this.reference!;
+      if (previous.length !== views.length) {
+        throw new Error(`tokendrop: step ${step} has ${views.length} views, the history ${previous.length}`);
+      }
+      views.forEach((v, view) => {
+        const scores = patchDifferences(previous[view]!, v, g);
+        for (let patch = 0; patch < patches; patch++) {
+          if (scores[patch]! < MIN_DIFFERENCE) continue;
+          const t = { score: scores[patch]!, step: h, view, patch, pixels: EMPTY };
+          this.heap.push(t);
+          pushed.push(t);
+          if (this.heap.items.length > this.spec.kept) this.heap.pop();
+        }
+      });
+      this.lastScored += this.spec.stride;
+      this.reference = views.map(copyView);
+    }
+    // Pixels are cut out only for the tokens this frame still has in the heap.
+    const kept = new Set(this.heap.items);
+    for (const t of pushed) if (kept.has(t)) t.pixels = patchPixels(views[t.view]!, g, t.patch);
+    this.read = null;
     return [];
   }
 
+  /** The tensors of the tokens read, rebuilt only when the heap changed (read-only for the caller). */
   inputs(): MemoryInputs {
-    const b = this.spec.budget, d = this.dim ?? 0;
-    const chosen = [...this.heap.items].sort(before).slice(-b)
-      .sort((x, y) => x.step - y.step || x.view - y.view || x.patch - y.patch);
-    const features = new Float32Array(b * d);
-    const positions = new Int32Array(b * 3);
-    const mask = new Float32Array(b);
-    chosen.forEach((t, i) => {
-      features.set(t.pixels, i * d);
-      positions.set([this.stepOfIndex[t.step]!, t.view, t.patch], i * 3);
-      mask[i] = 1;
-    });
-    const none = new Float32Array(0);
-    return {
-      window: none, windowMask: none, anchor: none, anchorMask: none,
-      tokens: { features, positions, mask, dim: d },
-    };
+    this.read ??= this.buildRead();
+    return this.read;
   }
 
   onSubtaskEnd(): MemoryOp[] {
@@ -136,11 +142,33 @@ export class TokenDropMemory implements MemoryStrategy {
     this.reference = null;
     this.written = 0;
     this.stepOfIndex = [];
+    this.read = null;
     return [{ kind: "history_clear", dropped }];
   }
 
-  /** The view's grid x grid patches, each its pixels in (row, column, channel) order. */
-  private patchesOf(v: ViewPixels, where: string): Float32Array[] {
+  private buildRead(): MemoryInputs {
+    const b = this.spec.budget, d = this.dim ?? 0;
+    const chosen = [...this.heap.items].sort(before).slice(-b)
+      .sort((x, y) => x.step - y.step || x.view - y.view || x.patch - y.patch);
+    const features = new Float32Array(b * d);
+    const positions = new Int32Array(b * 3);
+    const mask = new Float32Array(b);
+    chosen.forEach((t, i) => {
+      features.set(t.pixels, i * d);
+      positions[i * 3] = this.stepOfIndex[t.step]!;
+      positions[i * 3 + 1] = t.view;
+      positions[i * 3 + 2] = t.patch;
+      mask[i] = 1;
+    });
+    const none = new Float32Array(0);
+    return {
+      window: none, windowMask: none, anchor: none, anchorMask: none,
+      tokens: { features, positions, mask, dim: d },
+    };
+  }
+
+  /** Checks a view's size against the grid and the history's patch size. */
+  private checkView(v: ViewPixels, where: string): void {
     const g = this.spec.grid;
     if (v.width % g !== 0 || v.height % g !== 0) {
       throw new Error(`tokendrop: ${where} is ${v.width}x${v.height}, not divisible into a ${g}x${g} grid`);
@@ -148,29 +176,45 @@ export class TokenDropMemory implements MemoryStrategy {
     if (v.data.length !== v.width * v.height * v.channels) {
       throw new Error(`tokendrop: ${where} has ${v.data.length} values, expected ${v.width}x${v.height}x${v.channels}`);
     }
-    const ph = v.height / g, pw = v.width / g, c = v.channels, plane = v.width * v.height;
-    const d = ph * pw * c;
+    const d = (v.height / g) * (v.width / g) * v.channels;
     if (this.dim === null) this.dim = d;
     else if (this.dim !== d) throw new Error(`tokendrop: ${where} gives ${d} values per patch, the history ${this.dim}`);
-    const out: Float32Array[] = [];
-    for (let gy = 0; gy < g; gy++) {
-      for (let gx = 0; gx < g; gx++) {
-        const p = new Float32Array(d);
-        let k = 0;
-        for (let y = gy * ph; y < (gy + 1) * ph; y++) {
-          for (let x = gx * pw; x < (gx + 1) * pw; x++) {
-            for (let ch = 0; ch < c; ch++) p[k++] = v.data[ch * plane + y * v.width + x]!;
-          }
-        }
-        out.push(p);
-      }
-    }
-    return out;
   }
 }
 
-function meanAbsDifference(a: Float32Array, b: Float32Array): number {
-  let sum = 0;
-  for (let i = 0; i < a.length; i++) sum += Math.abs(a[i]! - b[i]!);
-  return sum / a.length;
+const EMPTY = new Float32Array(0);
+
+const copyView = (v: ViewPixels): ViewPixels => ({ ...v, data: v.data.slice() });
+
+/** Per patch of a grid x grid cut (row-major), the mean |a - b| over its pixels and channels. */
+function patchDifferences(a: ViewPixels, b: ViewPixels, g: number): Float64Array {
+  const sums = new Float64Array(g * g);
+  const { width, height, channels } = b;
+  const ph = height / g, pw = width / g;
+  const column = Int32Array.from({ length: width }, (_, x) => (x / pw) | 0);
+  const ad = a.data, bd = b.data;
+  for (let c = 0; c < channels; c++) {
+    const plane = c * width * height;
+    for (let y = 0; y < height; y++) {
+      const row = ((y / ph) | 0) * g, base = plane + y * width;
+      for (let x = 0; x < width; x++) sums[row + column[x]!] += Math.abs(ad[base + x]! - bd[base + x]!);
+    }
+  }
+  const n = ph * pw * channels;
+  for (let p = 0; p < sums.length; p++) sums[p] /= n;
+  return sums;
+}
+
+/** One patch's pixels in (row, column, channel) order. */
+function patchPixels(v: ViewPixels, g: number, patch: number): Float32Array {
+  const ph = v.height / g, pw = v.width / g, c = v.channels, plane = v.width * v.height;
+  const y0 = Math.floor(patch / g) * ph, x0 = (patch % g) * pw;
+  const out = new Float32Array(ph * pw * c);
+  let k = 0;
+  for (let y = y0; y < y0 + ph; y++) {
+    for (let x = x0; x < x0 + pw; x++) {
+      for (let ch = 0; ch < c; ch++) out[k++] = v.data[ch * plane + y * v.width + x]!;
+    }
+  }
+  return out;
 }
