@@ -9,6 +9,7 @@ import { Secrets } from "../config/secrets.js";
 import { ActionScheduler, createOutput, SafetyFilter, StopLatch, Watchdog, watchedTopics, type OutputAdapter } from "../control/index.js";
 import { SIM_SUBTASK, SIM_SUBTASK_END } from "../msgs/simTopics.js";
 import type { ImageSpec } from "../observe/preprocess.js";
+import { manifestFileOf } from "../policy/mem0/bundle.js";
 import { type OracleDetector, oracleDetector } from "../policy/mem0/endDetector.js";
 import { loadPolicy, readBundleFit } from "../policy/registry.js";
 import { RemotePolicy } from "../policy/remote/RemotePolicy.js";
@@ -19,7 +20,7 @@ import { OraclePlanner } from "../policy/planner/oracle.js";
 import { OracleListPlanner } from "../policy/planner/oracleList.js";
 import { openLearnedPlanner, type LearnedPlanner } from "../policy/planner/learned.js";
 import type { Planner } from "../policy/planner/types.js";
-import { PRIVILEGED_CLASSIFIERS, PRIVILEGED_PLANNERS } from "../config/index.js";
+import { PRIVILEGED_CLASSIFIERS, PRIVILEGED_PLANNERS, readManifestKind } from "../config/index.js";
 import { layoutDim } from "../robot/layout.js";
 import type { LayoutSpec, RobotProfile } from "../robot/types.js";
 import type { EpisodeEnd } from "./episodeLoop.js";
@@ -54,6 +55,9 @@ export interface LoadedTrialPolicy {
  * remote bundle's server URL (`--policy-url`).
  */
 export async function loadTrialPolicy(cfg: RunCfg, profile: RobotProfile, policyPath: string, events: EventLog, oracleEnds: OracleDetector | null, policyUrl?: string): Promise<LoadedTrialPolicy> {
+  if (cfg.memory && readManifestKind(manifestFileOf(policyPath)) === "remote") {
+    throw new Error(`memory.strategy ${cfg.memory.strategy}: ${policyPath} is a remote policy (its server owns the memory)`);
+  }
   let remoteFaults = 0;
   const policy: TrialPolicy = await loadPolicy(policyPath, {
     robot: profile, url: policyUrl, executeSteps: cfg.control.execute_steps,
@@ -65,10 +69,6 @@ export async function loadTrialPolicy(cfg: RunCfg, profile: RobotProfile, policy
       events.emit({ ...e, event: `remote_${e.kind}` });
     },
   });
-  if (cfg.memory && (policy instanceof RemotePolicy || policy instanceof RoboMMEPolicy)) {
-    await policy.close();
-    throw new Error(`memory.strategy ${cfg.memory.strategy}: ${policyPath} is a remote policy (its server owns the memory)`);
-  }
   if (oracleEnds && (policy instanceof RemotePolicy || policy instanceof RoboMMEPolicy)) {
     await policy.close();
     throw new Error(`policy.classifier: oracle needs an in-process Mem-0 bundle; ${policyPath} is a remote policy (its server owns the classifier)`);

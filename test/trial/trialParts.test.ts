@@ -9,8 +9,10 @@ import { SIM_SUBTASK_END } from "../../src/msgs/simTopics.js";
 import { oracleDetector } from "../../src/policy/mem0/endDetector.js";
 import { loadRunConfig } from "../../src/config/loaders.js";
 import { OracleListPlanner } from "../../src/policy/planner/oracleList.js";
+import { loadRobotProfile } from "../../src/robot/index.js";
+import { EventLog } from "../../src/trial/eventLog.js";
 import {
-  openRunPlanner, plannerApiKey, plannerFor, runPartsOf, runSecrets, runStopReason, subscribeGroundTruth,
+  loadTrialPolicy, openRunPlanner, plannerApiKey, plannerFor, runPartsOf, runSecrets, runStopReason, subscribeGroundTruth,
 } from "../../src/trial/trialParts.js";
 import { writeRemoteBundle } from "../policy/remoteBundle.js";
 
@@ -80,4 +82,23 @@ test("the run's planner: learned (the default) opens the bundle's planner on M(n
   assert.ok(plannerFor(oracle.policy.planner, ["a"], null, null) instanceof OracleListPlanner);
   assert.deepEqual(runPartsOf(cfg), { planner: { kind: "learned", privileged: false }, classifier: { kind: "learned", privileged: false } });
   assert.deepEqual(runPartsOf(oracle), { planner: { kind: "oracle-list", privileged: true }, classifier: { kind: "oracle", privileged: true } });
+});
+
+test("the run's memory strategy: framesamp loads an in-process bundle, tokendrop and any remote bundle are refused by name", async () => {
+  const base = loadRunConfig(new URL("../../launch/sim-x-one.yaml", import.meta.url).pathname).config;
+  const profile = loadRobotProfile(new URL("../../robots/x-one.yaml", import.meta.url).pathname).profile;
+  const tiny = new URL("../../policies/test-tiny", import.meta.url).pathname;
+  const events = new EventLog({ nowNs: () => 0n });
+  const framesamp = { ...base, memory: { strategy: "framesamp" as const, budget: 512, stride: 8, kept: 2048, grid: 8 } };
+  const loaded = await loadTrialPolicy(framesamp, profile, tiny, events, null);
+  await loaded.policy.close();
+  const tokendrop = { ...base, memory: { ...framesamp.memory, strategy: "tokendrop" as const } };
+  await assert.rejects(loadTrialPolicy(tokendrop, profile, tiny, events, null), /memory\.strategy tokendrop: .*test-tiny.* not patch tokens/);
+  const remote = writeRemoteBundle("ws://127.0.0.1:1");
+  try {
+    await assert.rejects(loadTrialPolicy(framesamp, profile, remote, events, null),
+      /memory\.strategy framesamp: .* is a remote policy \(its server owns the memory\)/);
+  } finally {
+    rmSync(remote, { recursive: true, force: true });
+  }
 });
