@@ -1,0 +1,193 @@
+/**
+ * The history store: memory that outlives episodes and processes (a robot's days of sessions).
+ * A session (a demonstration, a finished episode) is appended as it happens and stored, once it
+ * ends, as one Parquet file `sessions/<seq>-<task>.parquet` (columns: session, kind, task, step,
+ * stamp_ns, feature list<float32>, thumbnail binary JPEG), which pyarrow, DuckDB and pandas read as
+ * one dataset. The file is written beside its final name and renamed after an fsync, so a crash
+ * (kill -9, power) loses at most the open session; `open` removes what such a crash left.
+ * Opening loads every feature into an in-memory index (FrameIndex) for exact nearest-frame queries.
+ */
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { asyncBufferFromFile, parquetReadObjects } from "hyparquet";
+import { parquetWriteFile } from "hyparquet-writer";
+import { FrameIndex, type Nearest } from "./frameIndex.js";
+
+/** What a stored session is. */
+export interface SessionInfo {
+  /** The file stem: `<seq>-<task>`. */
+  id: string;
+  kind: string;
+  task: string;
+  frames: number;
+  /** Bus-clock stamps of its first and last frame (ns). */
+  startNs: bigint;
+  endNs: bigint;
+}
+
+/** One frame as a strategy stores it. */
+export interface StoredFrame {
+  feature: Float32Array;
+  step: number;
+  stampNs: bigint;
+  /** A small JPEG of the frame, for people reading the store (not used by retrieval). */
+  thumbnailJpeg: Uint8Array;
+}
+
+const SESSIONS = "sessions";
+const SUFFIX = ".parquet";
+const PARTIAL = ".partial";
+const COLUMNS = ["session", "kind", "task", "step", "stamp_ns", "feature"];
+const text = (name: string) => ({ name, type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: "REQUIRED" });
+const int64 = (name: string) => ({ name, type: "INT64", repetition_type: "REQUIRED" });
+/** The session file's Parquet schema: feature is Arrow list<float32>, thumbnail binary. */
+const SCHEMA = [
+  { name: "root", num_children: 7 }, text("session"), text("kind"), text("task"), int64("step"), int64("stamp_ns"),
+  { name: "feature", repetition_type: "REQUIRED", converted_type: "LIST", num_children: 1 },
+  { name: "list", repetition_type: "REPEATED", num_children: 1 },
+  { name: "element", type: "FLOAT", repetition_type: "REQUIRED" },
+  { name: "thumbnail", type: "BYTE_ARRAY", repetition_type: "REQUIRED" },
+];
+
+/** A task id as it may appear in a file name. */
+const fileSafe = (s: string) => s.replace(/[^A-Za-z0-9_-]+/g, "_").slice(0, 64) || "session";
+
+export class HistoryStore {
+  private readonly infos: SessionInfo[] = [];
+  private open: SessionWriter | null = null;
+  private nextSeq = 0;
+
+  private constructor(readonly dir: string, readonly featureDim: number, readonly index: FrameIndex) {}
+
+  /**
+   * Opens (or creates) the store in `dir` for features of `featureDim` values and loads its index.
+   * `discarded` lists what a crash left half-written (removed). Throws naming a file whose
+   * features are not `featureDim` long.
+   */
+  static async open(dir: string, featureDim: number): Promise<{ store: HistoryStore; discarded: string[] }> {
+    const folder = join(dir, SESSIONS);
+    mkdirSync(folder, { recursive: true });
+    const names = readdirSync(folder).sort();
+    const discarded = names.filter((n) => n.endsWith(PARTIAL));
+    for (const n of discarded) rmSync(join(folder, n), { force: true });
+    const store = new HistoryStore(dir, featureDim, new FrameIndex(featureDim));
+    for (const name of names.filter((n) => n.endsWith(SUFFIX))) {
+      const file = join(folder, name);
+      const rows = await parquetReadObjects({ file: await asyncBufferFromFile(file), columns: COLUMNS });
+      const features = rows.map((r, i) => {
+        const f = r.feature as number[];
+        if (f.length !== featureDim) throw new Error(`${file}: row ${i} feature has ${f.length} values, the store ${featureDim}`);
+        return Float32Array.from(f);
+      });
+      if (rows.length === 0) continue;
+      const id = name.slice(0, -SUFFIX.length);
+      store.add({
+        id, kind: String(rows[0]!.kind), task: String(rows[0]!.task), frames: rows.length,
+        startNs: BigInt(rows[0]!.stamp_ns as bigint), endNs: BigInt(rows.at(-1)!.stamp_ns as bigint),
+      }, features);
+      store.nextSeq = Math.max(store.nextSeq, Number.parseInt(id, 10) + 1);
+    }
+    return { store, discarded };
+  }
+
+  /** Every stored session, oldest first. */
+  sessions(): readonly SessionInfo[] {
+    return this.infos;
+  }
+
+  /** The features of a stored session, in order. */
+  features(id: string): Float32Array[] {
+    return this.index.sessionFeatures(id);
+  }
+
+  /** The stored frame nearest `feature` (squared L2), and its session; null when none is stored outside `exclude`. */
+  nearest(feature: Float32Array, exclude: ReadonlySet<string> = new Set()): Nearest | null {
+    return this.index.nearest(feature, exclude);
+  }
+
+  /** Starts appending a session (one at a time); it is stored when its writer closes. */
+  beginSession(info: { kind: string; task: string }): SessionWriter {
+    if (this.open) throw new Error(`history store ${this.dir}: session ${this.open.id} is still open`);
+    const id = `${String(this.nextSeq++).padStart(6, "0")}-${fileSafe(info.task)}`;
+    this.open = new SessionWriter(this, id, info);
+    return this.open;
+  }
+
+  /** Called by a SessionWriter once its file is in place (or abandoned: `features` null). */
+  settle(writer: SessionWriter, info: SessionInfo | null, features: Float32Array[]): void {
+    if (this.open === writer) this.open = null;
+    if (info) this.add(info, features);
+  }
+
+  private add(info: SessionInfo, features: Float32Array[]): void {
+    this.infos.push(info);
+    this.index.addSession(info.id, features);
+  }
+}
+
+/** Appends one session's frames; `close` stores them whole, `abandon` drops them. */
+export class SessionWriter {
+  private readonly frames: StoredFrame[] = [];
+  private done = false;
+
+  constructor(private readonly store: HistoryStore, readonly id: string, private readonly info: { kind: string; task: string }) {}
+
+  append(frame: StoredFrame): void {
+    if (this.done) throw new Error(`history session ${this.id}: append after close`);
+    if (frame.feature.length !== this.store.featureDim) {
+      throw new Error(`history session ${this.id}: feature has ${frame.feature.length} values, the store ${this.store.featureDim}`);
+    }
+    this.frames.push({ ...frame, feature: Float32Array.from(frame.feature) });
+  }
+
+  /** Writes the session file (fsync, then rename into place) and indexes it; an empty session stores nothing. */
+  close(): SessionInfo | null {
+    if (this.done) return null;
+    this.done = true;
+    const f = this.frames;
+    if (f.length === 0) {
+      this.store.settle(this, null, []);
+      return null;
+    }
+    const folder = join(this.store.dir, SESSIONS);
+    const final = join(folder, this.id + SUFFIX), partial = join(folder, `.${this.id}${PARTIAL}`);
+    try {
+      parquetWriteFile({
+        filename: partial, schema: SCHEMA as never,
+        columnData: [
+          { name: "session", data: f.map(() => this.id) },
+          { name: "kind", data: f.map(() => this.info.kind) },
+          { name: "task", data: f.map(() => this.info.task) },
+          { name: "step", data: f.map((x) => BigInt(x.step)) },
+          { name: "stamp_ns", data: f.map((x) => x.stampNs) },
+          { name: "feature", data: f.map((x) => Array.from(x.feature)) },
+          { name: "thumbnail", data: f.map((x) => x.thumbnailJpeg) },
+        ],
+      });
+      syncFile(partial);
+      renameSync(partial, final);
+      syncFile(folder);
+    } catch (err) {
+      rmSync(partial, { force: true });
+      this.store.settle(this, null, []);
+      throw new Error(`history store: writing ${final}: ${(err as Error).message}`);
+    }
+    const info: SessionInfo = {
+      id: this.id, kind: this.info.kind, task: this.info.task, frames: f.length, startNs: f[0]!.stampNs, endNs: f.at(-1)!.stampNs,
+    };
+    this.store.settle(this, info, f.map((x) => x.feature));
+    return info;
+  }
+
+  /** Drops the session (nothing is written). */
+  abandon(): void {
+    if (this.done) return;
+    this.done = true;
+    this.store.settle(this, null, []);
+  }
+}
+
+function syncFile(path: string): void {
+  const fd = openSync(path, "r");
+  try { fsyncSync(fd); } finally { closeSync(fd); }
+}
