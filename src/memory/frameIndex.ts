@@ -1,9 +1,9 @@
 /**
  * An exact nearest-frame index over sessions of features (squared L2). Each session keeps its
- * centroid and radius, so a query visits sessions in order of the lower bound
- * (|q - centroid| - radius)^2 on any of their frames and stops once that bound passes the best
- * distance found: frames of one session are alike (one scene, one task), which prunes most of a
- * long history; with no structure at all it degrades to a full scan, still exact.
+ * centroid and radius, so (|q - centroid| - radius)^2 bounds the distance to any of its frames: a
+ * query scans the session with the lowest bound, then only the sessions whose bound does not exceed
+ * the best distance found. Frames of one session are alike (one scene, one task), which prunes most
+ * of a long history; with no structure at all it degrades to a full scan, still exact.
  */
 
 /** The nearest stored frame: its session, its position in the session, its squared L2 distance. */
@@ -72,18 +72,25 @@ export class FrameIndex {
   nearest(q: Float32Array, exclude: ReadonlySet<string> = new Set()): Nearest | null {
     const d = this.dim;
     if (q.length !== d) throw new Error(`frame index: query has ${q.length} values, expected ${d}`);
-    const bounds = this.entries.filter((e) => !exclude.has(e.id)).map((e) => {
+    // Lower bounds first; the session with the lowest is scanned first, then only those that may beat it.
+    const bounds = new Float64Array(this.entries.length).fill(Infinity);
+    let first = -1;
+    this.entries.forEach((e, j) => {
+      if (exclude.has(e.id)) return;
       const gap = Math.max(0, Math.sqrt(squaredDistance(q, 0, e.centroid, d)) - e.radius);
-      return { e, bound: gap * gap };
-    }).sort((a, b) => a.bound - b.bound);
-    let best: Nearest | null = null;
-    for (const { e, bound } of bounds) {
-      if (best && bound > best.distance) break;
+      bounds[j] = gap * gap;
+      if (first < 0 || bounds[j]! < bounds[first]!) first = j;
+    });
+    if (first < 0) return null;
+    let best: Nearest = { session: "", frame: -1, distance: Infinity };
+    const scan = (e: Entry) => {
       for (let i = 0; i < e.count; i++) {
         const dist = squaredDistance(this.matrix, (e.start + i) * d, q, d);
-        if (!best || dist < best.distance) best = { session: e.id, frame: i, distance: dist };
+        if (dist < best.distance) best = { session: e.id, frame: i, distance: dist };
       }
-    }
+    };
+    scan(this.entries[first]!);
+    this.entries.forEach((e, j) => { if (j !== first && bounds[j]! <= best.distance) scan(e); });
     return best;
   }
 }
