@@ -5,7 +5,8 @@
  * in [-1, 1]) against the last scored frame (frame 0 the first time), patches under 1e-4 skipped,
  * the rest pushed into a min-heap of (score, step, view, patch) capped at `kept` (the lowest popped).
  * A tick's memory is the `budget` highest of them, sorted by (step, view, patch). Tokens carry their
- * patch's pixels: this runtime's encoder has no per-patch embeddings, so pixels are the token.
+ * patch's pixels (channel, row, column): this runtime's encoder has no per-patch embeddings, so
+ * pixels are the token.
  * Only the last scored frame's patches are held besides the kept ones; frames between scores are
  * not cut into patches at all (nothing of them can enter the heap).
  */
@@ -65,12 +66,14 @@ class MinHeap {
 export class TokenDropMemory implements MemoryStrategy {
   private readonly heap = new MinHeap();
   private lastScored = -1;
-  /** A copy of the last scored frame's views (frame 0's until the first score): what the next score compares against. */
+  /** The last scored frame's views (frame 0's until the first score): what the next score compares against. */
   private reference: ViewPixels[] | null = null;
   private written = 0;
   private stepOfIndex: number[] = [];
   private dim: number | null = null;
   private read: MemoryInputs | null = null;
+  /** The read tensors and the token in each slot, reused from one update to the next. */
+  private buffers: { dim: number; features: Float32Array; positions: Int32Array; mask: Float32Array; slots: Scored[] } | null = null;
 
   constructor(readonly spec: { budget: number; stride: number; kept: number; grid: number }) {
     const { budget, stride, kept, grid } = spec;
@@ -91,7 +94,7 @@ export class TokenDropMemory implements MemoryStrategy {
     const g = this.spec.grid, patches = g * g;
     const pushed: Scored[] = [];
     if (h === 0) {
-      this.reference = views.map(copyView);
+      this.reference = [...views];
       for (let patch = 0; patch < patches; patch++) {
         for (let view = 0; view < views.length; view++) {
           const t = { score: FIRST_FRAME_SCORE, step: h, view, patch, pixels: EMPTY };
@@ -116,7 +119,7 @@ export class TokenDropMemory implements MemoryStrategy {
         }
       });
       this.lastScored += this.spec.stride;
-      this.reference = views.map(copyView);
+      this.reference = [...views];
     }
     // Pixels are cut out only for the tokens this frame still has in the heap.
     const kept = new Set(this.heap.items);
@@ -125,7 +128,7 @@ export class TokenDropMemory implements MemoryStrategy {
     return [];
   }
 
-  /** The tensors of the tokens read, rebuilt only when the heap changed (read-only for the caller). */
+  /** The tensors of the tokens read, updated only when the heap changed (read-only, valid until the next write). */
   inputs(): MemoryInputs {
     this.read ??= this.buildRead();
     return this.read;
@@ -143,23 +146,37 @@ export class TokenDropMemory implements MemoryStrategy {
     this.written = 0;
     this.stepOfIndex = [];
     this.read = null;
+    this.buffers = null;
     return [{ kind: "history_clear", dropped }];
   }
 
+  /**
+   * The budget highest tokens in (step, view, patch) order, written into buffers kept between calls:
+   * the order is kept across updates and new tokens come last, so tokens still read move down in
+   * place (copyWithin) and only the new ones are copied in.
+   */
   private buildRead(): MemoryInputs {
     const b = this.spec.budget, d = this.dim ?? 0;
-    const chosen = [...this.heap.items].sort(before).slice(-b)
-      .sort((x, y) => x.step - y.step || x.view - y.view || x.patch - y.patch);
-    const features = new Float32Array(b * d);
-    const positions = new Int32Array(b * 3);
-    const mask = new Float32Array(b);
+    const chosen = topTokens(this.heap.items, b).sort((x, y) => orderOf(x) - orderOf(y));
+    if (!this.buffers || this.buffers.dim !== d) {
+      this.buffers = { dim: d, features: new Float32Array(b * d), positions: new Int32Array(b * 3), mask: new Float32Array(b), slots: [] };
+    }
+    const { features, positions, mask, slots } = this.buffers;
+    const slotOf = new Map(slots.map((t, i) => [t, i]));
     chosen.forEach((t, i) => {
-      features.set(t.pixels, i * d);
+      const from = slotOf.get(t);
+      if (from === i) return;
+      if (from !== undefined) features.copyWithin(i * d, from * d, (from + 1) * d);
+      else features.set(t.pixels, i * d);
       positions[i * 3] = this.stepOfIndex[t.step]!;
       positions[i * 3 + 1] = t.view;
       positions[i * 3 + 2] = t.patch;
       mask[i] = 1;
     });
+    features.fill(0, chosen.length * d);
+    positions.fill(0, chosen.length * 3);
+    mask.fill(0, chosen.length);
+    this.buffers.slots = chosen;
     const none = new Float32Array(0);
     return {
       window: none, windowMask: none, anchor: none, anchorMask: none,
@@ -184,20 +201,36 @@ export class TokenDropMemory implements MemoryStrategy {
 
 const EMPTY = new Float32Array(0);
 
-const copyView = (v: ViewPixels): ViewPixels => ({ ...v, data: v.data.slice() });
+/** (step, view, patch) as one number that sorts the same (views < 100, patches < 10,000). */
+const orderOf = (t: Scored) => (t.step * 100 + t.view) * 10_000 + t.patch;
+
+/**
+ * The `b` greatest tokens under `before`: a typed sort of the scores finds the b-th greatest score,
+ * every token above it is in, and ties at it are decided by (step, view, patch), as a full sort would.
+ */
+function topTokens(items: readonly Scored[], b: number): Scored[] {
+  if (items.length <= b) return [...items];
+  const threshold = Float64Array.from(items, (t) => t.score).sort()[items.length - b]!;
+  const above = items.filter((t) => t.score > threshold);
+  const ties = items.filter((t) => t.score === threshold).sort((x, y) => orderOf(y) - orderOf(x));
+  return [...above, ...ties.slice(0, b - above.length)];
+}
 
 /** Per patch of a grid x grid cut (row-major), the mean |a - b| over its pixels and channels. */
 function patchDifferences(a: ViewPixels, b: ViewPixels, g: number): Float64Array {
   const sums = new Float64Array(g * g);
   const { width, height, channels } = b;
   const ph = height / g, pw = width / g;
-  const column = Int32Array.from({ length: width }, (_, x) => (x / pw) | 0);
   const ad = a.data, bd = b.data;
   for (let c = 0; c < channels; c++) {
     const plane = c * width * height;
     for (let y = 0; y < height; y++) {
-      const row = ((y / ph) | 0) * g, base = plane + y * width;
-      for (let x = 0; x < width; x++) sums[row + column[x]!] += Math.abs(ad[base + x]! - bd[base + x]!);
+      const row = ((y / ph) | 0) * g;
+      for (let px = 0, i = plane + y * width; px < g; px++) {
+        let sum = 0;
+        for (const end = i + pw; i < end; i++) sum += Math.abs(ad[i]! - bd[i]!);
+        sums[row + px]! += sum;
+      }
     }
   }
   const n = ph * pw * channels;
@@ -205,15 +238,15 @@ function patchDifferences(a: ViewPixels, b: ViewPixels, g: number): Float64Array
   return sums;
 }
 
-/** One patch's pixels in (row, column, channel) order. */
+/** One patch's pixels in (channel, row, column) order. */
 function patchPixels(v: ViewPixels, g: number, patch: number): Float32Array {
-  const ph = v.height / g, pw = v.width / g, c = v.channels, plane = v.width * v.height;
+  const ph = v.height / g, pw = v.width / g, plane = v.width * v.height;
   const y0 = Math.floor(patch / g) * ph, x0 = (patch % g) * pw;
-  const out = new Float32Array(ph * pw * c);
-  let k = 0;
-  for (let y = y0; y < y0 + ph; y++) {
-    for (let x = x0; x < x0 + pw; x++) {
-      for (let ch = 0; ch < c; ch++) out[k++] = v.data[ch * plane + y * v.width + x]!;
+  const out = new Float32Array(ph * pw * v.channels);
+  for (let c = 0, k = 0; c < v.channels; c++) {
+    for (let y = y0; y < y0 + ph; y++, k += pw) {
+      const row = c * plane + y * v.width + x0;
+      out.set(v.data.subarray(row, row + pw), k);
     }
   }
   return out;

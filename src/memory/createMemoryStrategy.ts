@@ -2,11 +2,12 @@
 import { FrameSampMemory } from "./FrameSampMemory.js";
 import { Mem0Memory } from "./Mem0Memory.js";
 import { NoMemory } from "./NoMemory.js";
+import { RetrievalMemory } from "./RetrievalMemory.js";
 import { TokenDropMemory } from "./TokenDropMemory.js";
 import type { MemorySpec, MemoryStrategy } from "./types.js";
 
 /** Every strategy kind this runtime implements (a test-vector case of another kind is skipped, by name). */
-export const MEMORY_KINDS: readonly MemorySpec["kind"][] = ["mem0", "framesamp", "tokendrop", "none"];
+export const MEMORY_KINDS: readonly MemorySpec["kind"][] = ["mem0", "framesamp", "tokendrop", "none", "retrieval"];
 
 /**
  * A fresh, empty strategy for features of `featureDim` values. `moduleWindow`: the memory module's
@@ -18,5 +19,6 @@ export function createMemoryStrategy(spec: MemorySpec, featureDim: number, modul
     case "framesamp": return new FrameSampMemory(featureDim, spec.frames);
     case "tokendrop": return new TokenDropMemory(spec);
     case "none": return new NoMemory(featureDim, moduleWindow);
+    case "retrieval": return new RetrievalMemory(featureDim, spec.inner, spec.drop, moduleWindow);
   }
 }

@@ -1,10 +1,11 @@
 /** Memory layer public surface: the MemoryStrategy seam, its spec and factory, and the strategies. */
 export type {
-  FrameMeta, MemoryInputs, MemoryOp, MemorySpec, MemoryStrategy, ResetScope, TokenInputs, ViewPixels,
+  FrameMeta, MemoryInputs, MemoryOp, MemorySpec, MemoryStrategy, ResetScope, RetrievalInnerSpec, TokenInputs, ViewPixels,
 } from "./types.js";
 export { createMemoryStrategy, MEMORY_KINDS } from "./createMemoryStrategy.js";
 export { frameSamplingIndices } from "./frameSampling.js";
 export { FrameSampMemory } from "./FrameSampMemory.js";
 export { Mem0Memory } from "./Mem0Memory.js";
 export { NoMemory } from "./NoMemory.js";
+export { RetrievalMemory } from "./RetrievalMemory.js";
 export { TokenDropMemory } from "./TokenDropMemory.js";

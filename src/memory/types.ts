@@ -20,7 +20,10 @@ export interface ViewPixels {
 export interface FrameMeta {
   /** The observation's stamp, bus clock (ns). */
   stampNs: bigint;
-  /** The frame's images in the policy's camera order; only strategies that score pixels (TokenDrop) need them. */
+  /**
+   * The frame's images in the policy's camera order; only strategies that score pixels (TokenDrop)
+   * need them. The strategy may keep them: the caller must not change them after the write.
+   */
   views?: readonly ViewPixels[];
 }
 
@@ -51,7 +54,7 @@ export interface MemoryInputs {
 
 /** Patch tokens for a token memory module, batch 1, B = the token budget, right-padded. */
 export interface TokenInputs {
-  /** [1, B, D]: each token's patch pixels, (row, column, channel) order, in [-1, 1]. */
+  /** [1, B, D]: each token's patch pixels, (channel, row, column) order, in [-1, 1]. */
   features: Float32Array;
   /** [1, B, 3]: (memory step, view, patch) of each token, sorted; padding is zero. */
   positions: Int32Array;
@@ -69,12 +72,18 @@ export interface TokenInputs {
  * `tokendrop`: RoboMME's token dropping: a `budget` of patch tokens out of at most `kept` scored ones,
  * scored every `stride` steps over a `grid` x `grid` patch grid per view.
  * `none`: no history (the baseline): every memory input masked.
+ * `retrieval`: the session of a long history nearest the current frame, then the current session,
+ * fed to `inner`; sessions split where an adjacent-frame step exceeds `drop` times the median step.
  */
 export type MemorySpec =
   | { kind: "mem0"; window: number; anchor: boolean; sliding: boolean }
   | { kind: "framesamp"; frames: number }
   | { kind: "tokendrop"; budget: number; stride: number; kept: number; grid: number }
-  | { kind: "none" };
+  | { kind: "none" }
+  | { kind: "retrieval"; inner: RetrievalInnerSpec; drop: number };
+
+/** What retrieval feeds its retrieved session to: a strategy over features alone. */
+export type RetrievalInnerSpec = { kind: "framesamp"; frames: number } | { kind: "mem0"; window: number } | { kind: "none" };
 
 /**
  * What a policy remembers, behind one seam. Per tick the policy calls `write` with the tick's

@@ -234,14 +234,18 @@ test("demonstration: a recorded MCAP resolves against the config's folder; a mis
   assert.match(formatIssue(configError(() => loadRunConfig(file)).issues[0]!), /demonstration\.max_frames/);
 });
 
-test("memory: a strategy with RoboMME's TokenDrop defaults; an unknown strategy or field is named", () => {
+test("memory: a strategy with RoboMME's TokenDrop defaults and retrieval's; an unknown strategy or field is named", () => {
   const dir = copyConfigs();
   const file = join(dir, "launch", "sim-x-one.yaml");
   assert.equal(loadRunConfig(file).config.memory, null, "absent: the bundle's own strategy");
   edit(file, "episodes: 1\n", "episodes: 1\nmemory: { strategy: tokendrop }\n");
-  assert.deepEqual(loadRunConfig(file).config.memory, { strategy: "tokendrop", budget: 512, stride: 8, kept: 2048, grid: 8 });
-  edit(file, "{ strategy: tokendrop }", "{ strategy: recurrent }");
-  assert.match(formatIssue(configError(() => loadRunConfig(file)).issues[0]!), /memory\.strategy: expected one of "mem0", "framesamp", "tokendrop", "none"/);
+  const defaults = { budget: 512, stride: 8, kept: 2048, grid: 8, inner: "framesamp", drop: 10 };
+  assert.deepEqual(loadRunConfig(file).config.memory, { strategy: "tokendrop", ...defaults });
+  edit(file, "{ strategy: tokendrop }", "{ strategy: retrieval, inner: none, drop: 4 }");
+  assert.deepEqual(loadRunConfig(file).config.memory, { strategy: "retrieval", ...defaults, inner: "none", drop: 4 });
+  edit(file, "{ strategy: retrieval, inner: none, drop: 4 }", "{ strategy: recurrent }");
+  assert.match(formatIssue(configError(() => loadRunConfig(file)).issues[0]!),
+    /memory\.strategy: expected one of "mem0", "framesamp", "tokendrop", "none", "retrieval"/);
   edit(file, "{ strategy: recurrent }", "{ strategy: framesamp, frames: 0 }");
   assert.match(formatIssue(configError(() => loadRunConfig(file)).issues[0]!), /memory\.frames/);
 });

@@ -15,7 +15,7 @@ const FILE = new URL("../vectors/memory.json", import.meta.url);
 const F = 2;
 
 type Op =
-  | { op: "write"; step: number; views?: number[][] }
+  | { op: "write"; step: number; views?: number[][]; feature?: number[] }
   | { op: "subtask_end" }
   | { op: "reset"; scope: "episode" | "session" };
 interface Expected { step: number; anchor?: number | null; window?: number[]; tokens?: number[][] }
@@ -33,6 +33,7 @@ function windowOf(spec: MemorySpec): number {
     case "framesamp": return spec.frames;
     case "none": return NONE_WINDOW;
     case "tokendrop": return 0;
+    case "retrieval": return spec.inner.kind === "none" ? NONE_WINDOW : windowOf(spec.inner as MemorySpec);
   }
 }
 
@@ -73,12 +74,17 @@ test("frame sampling agrees with numpy's linspace(0, t, n) cast to int32 (the ve
   for (const { t, frames, indices } of doc.frame_sampling) assert.deepEqual(frameSamplingIndices(t, frames), indices, `t=${t} n=${frames}`);
 });
 
-const feature = (step: number) => Float32Array.of(step, step + 0.5);
+/** A write's feature: the case's own (retrieval splits on them), else step-valued [step, step + 0.5]. */
+const featureOf = (op: { step: number; feature?: number[] }) => Float32Array.from(op.feature ?? [op.step, op.step + 0.5]);
 
-/** The step of the feature in `values`, checking it is one of ours ([step, step + 0.5]). */
+/** Features written since the last reset, by step: what a slot maps back to. */
+let written = new Map<number, Float32Array>();
+
+/** The step of the feature in `values`, checking it is one that was written. */
 function stepOf(values: Float32Array, where: string): number {
-  assert.equal(values[1], values[0]! + 0.5, `${where}: [${Array.from(values)}] is not a written feature`);
-  return values[0]!;
+  const hit = [...written].find(([, f]) => f.every((v, k) => v === values[k]));
+  assert.ok(hit, `${where}: [${Array.from(values)}] is not a written feature`);
+  return hit[0];
 }
 
 /** The inputs as the vectors spell them: the anchor's step (or null) and the window's valid steps, oldest first. */
@@ -123,23 +129,26 @@ for (const c of doc.cases) {
     const memory = createMemoryStrategy(spec, F, NONE_WINDOW);
     const got: Expected[] = [];
     let levels = new Map<number, number[][]>();
+    written = new Map();
     c.ops.forEach((op, i) => {
       const where = `op ${i} (write ${"step" in op ? op.step : ""})`;
       switch (op.op) {
         case "write": {
           const stampNs = BigInt(op.step) * 100_000_000n;
+          const feature = featureOf(op);
+          written.set(op.step, feature);
           if (spec.kind === "tokendrop") {
             levels.set(op.step, op.views!);
-            memory.write(feature(op.step), op.step, { stampNs, views: op.views!.map((v) => viewOf(v, spec.grid)) });
+            memory.write(feature, op.step, { stampNs, views: op.views!.map((v) => viewOf(v, spec.grid)) });
             got.push({ step: op.step, tokens: asTokens(memory.inputs(), levels, spec.budget, where) });
           } else {
-            memory.write(feature(op.step), op.step, { stampNs });
+            memory.write(feature, op.step, { stampNs });
             got.push({ step: op.step, ...asSteps(memory.inputs(), windowOf(spec), where) });
           }
           break;
         }
         case "subtask_end": memory.onSubtaskEnd(); break;
-        case "reset": memory.reset(op.scope); levels = new Map(); break;
+        case "reset": memory.reset(op.scope); levels = new Map(); written = new Map(); break;
         default: throw new Error(`${c.name}: op ${i} ${JSON.stringify(op)} is not write, subtask_end or reset`);
       }
     });

@@ -211,6 +211,8 @@ test("mem0MemorySpec: the run's memory choice over the manifest's strategy; a fr
   assert.deepEqual(mem0MemorySpec({ ...memory, strategy: "framesamp" }, {}, { strategy: "mem0" }).kind, "mem0");
   assert.throws(() => mem0MemorySpec(memory, {}, { strategy: "framesamp", frames: 32 }, "p/policy.yaml"),
     /memory\.frames 32: p\/policy\.yaml memory\.onnx reads memory\.window K=4 frames/);
+  assert.deepEqual(mem0MemorySpec(memory, {}, { strategy: "retrieval", inner: "framesamp", drop: 6 }),
+    { kind: "retrieval", inner: { kind: "framesamp", frames: 4 }, drop: 6 });
   assert.throws(() => mem0MemorySpec(memory, {}, { strategy: "tokendrop", budget: 512, stride: 8, kept: 2048, grid: 8 }),
     /memory\.strategy tokendrop: .* not patch tokens/);
 });

@@ -109,15 +109,18 @@ const runConfigObject = z.object({
   /**
    * The policy's memory strategy (src/memory/README.md); null: the bundle's own (policy.yaml
    * memory.strategy). `frames` (framesamp) defaults to the memory module's window; `budget`,
-   * `stride`, `kept` and `grid` are TokenDrop's, RoboMME's values by default.
+   * `stride`, `kept` and `grid` are TokenDrop's, RoboMME's values by default; `inner` and `drop` retrieval's.
    */
   memory: z.object({
-    strategy: z.enum(["mem0", "framesamp", "tokendrop", "none"]),
+    strategy: z.enum(["mem0", "framesamp", "tokendrop", "none", "retrieval"]),
     frames: intIn(1, 1024).optional(),
     budget: intIn(1, 65_536).default(512),
     stride: intIn(1, 1000).default(8),
     kept: intIn(1, 1_000_000).default(2048),
     grid: intIn(1, 64).default(8),
+    /** Retrieval: the strategy its retrieved session feeds, and the split: a step over `drop` x the median step. */
+    inner: z.enum(["framesamp", "mem0", "none"]).default("framesamp"),
+    drop: finite.min(1.5).max(1000).default(10),
   }).strict().nullable().default(null),
   /** The demonstration each episode starts with (observe only: the arm holds); null: none. --demonstration overrides. */
   demonstration: demonstrationSchema.nullable().default(null),

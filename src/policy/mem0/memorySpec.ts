@@ -12,7 +12,8 @@ export interface Mem0Ablation {
 export type MemoryChoice =
   | { strategy: "mem0" | "none" }
   | { strategy: "framesamp"; frames?: number }
-  | { strategy: "tokendrop"; budget: number; stride: number; kept: number; grid: number };
+  | { strategy: "tokendrop"; budget: number; stride: number; kept: number; grid: number }
+  | { strategy: "retrieval"; inner: "framesamp" | "mem0" | "none"; drop: number };
 
 /**
  * The memory strategy a bundle runs with: the run's choice, else the manifest's strategy; Mem-0's
@@ -36,6 +37,13 @@ export function mem0MemorySpec(
       return { kind: "framesamp", frames };
     }
     case "none": return { kind: "none" };
+    case "retrieval": {
+      const inner = choice?.strategy === "retrieval" ? choice : { inner: "framesamp" as const, drop: 10 };
+      const window = memory.window;
+      const spec = inner.inner === "framesamp" ? { kind: "framesamp" as const, frames: window }
+        : inner.inner === "mem0" ? { kind: "mem0" as const, window } : { kind: "none" as const };
+      return { kind: "retrieval", inner: spec, drop: inner.drop };
+    }
     case "tokendrop":
       throw new Error(`memory.strategy tokendrop: ${where} memory.onnx reads a window of K=${memory.window} features, `
         + "not patch tokens (this bundle runs mem0, framesamp or none)");
