@@ -132,7 +132,7 @@ export async function bench(): Promise<Record<string, unknown>> {
       tokendrop_3x128x96: perTick(tokendrop, tiny),
       tokendrop_1x224x224: perTick(tokendrop, [{ width: 224, height: 224 }]),
       // Unstructured random features: the split and the nearest-frame search see a worst case.
-      retrieval_framesamp: perTick({ kind: "retrieval", inner: { kind: "framesamp", frames: 32 }, drop: 10 }, []),
+      retrieval_framesamp: perTick({ kind: "retrieval", inner: { kind: "framesamp", frames: 32 }, drop: 5 }, []),
     },
     history_store: await storeBench(),
   };

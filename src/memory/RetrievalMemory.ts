@@ -2,7 +2,8 @@
  * Retrieval over a long history (RoboMME-Interference's retrieval step), wrapping a frame strategy.
  * Every frame written since the reset is kept. The history is split into sessions where the cosine
  * similarity of adjacent frames drops sharply: a step's dissimilarity (1 - cos) above `drop` times
- * the median of all adjacent steps, and above MIN_STEP (so a still camera's noise never splits). The
+ * the median of the NEIGHBOURS steps on each side, and above MIN_STEP (so a still camera's noise
+ * never splits). The
  * last session is the one being lived (it holds the current frame); of the others, the one holding
  * the frame nearest the current one (squared L2) is retrieved. The inner strategy then sees only the
  * retrieved session followed by the current one, rebuilt every tick. Ground-truth session ids are
@@ -15,6 +16,13 @@ import type { FrameMeta, MemoryInputs, MemoryOp, MemoryStrategy, ResetScope, Ret
 
 /** Dissimilarity a step needs before it can split, whatever the median (1 - cos). */
 const MIN_STEP = 0.02;
+/** Steps on each side a step is compared with: a session's own pace of change, not the whole history's. */
+const NEIGHBOURS = 8;
+
+function median(xs: number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
 
 export class RetrievalMemory implements MemoryStrategy {
   private features: Float32Array[] = [];
@@ -42,11 +50,11 @@ export class RetrievalMemory implements MemoryStrategy {
 
   /** Indices where each session of the current split starts (0 first). */
   sessionStarts(): number[] {
-    if (this.steps.length === 0) return this.features.length > 0 ? [0] : [];
-    const sorted = [...this.steps].sort((a, b) => a - b);
-    const median = sorted[Math.floor(sorted.length / 2)]!;
-    const starts = [0];
-    this.steps.forEach((s, i) => { if (s > MIN_STEP && s > this.drop * median) starts.push(i + 1); });
+    const starts = this.features.length > 0 ? [0] : [];
+    this.steps.forEach((s, i) => {
+      const around = [...this.steps.slice(Math.max(0, i - NEIGHBOURS), i), ...this.steps.slice(i + 1, i + 1 + NEIGHBOURS)];
+      if (s > MIN_STEP && (around.length === 0 || s > this.drop * median(around))) starts.push(i + 1);
+    });
     return starts;
   }
 
@@ -111,4 +119,19 @@ function squaredDistance(a: Float32Array, b: Float32Array): number {
   let s = 0;
   for (let k = 0; k < a.length; k++) s += (a[k]! - b[k]!) ** 2;
   return s;
+}
+
+/**
+ * Boundary precision and recall of a split against the true session starts (index 0 is no boundary):
+ * a predicted boundary is right when a true one lies within `tolerance` frames, each true one matched once.
+ */
+export function boundaryScores(predicted: readonly number[], truth: readonly number[], tolerance = 1): { precision: number; recall: number } {
+  const p = predicted.filter((i) => i > 0), t = truth.filter((i) => i > 0);
+  const used = new Set<number>();
+  let hits = 0;
+  for (const b of p) {
+    const match = t.find((x) => !used.has(x) && Math.abs(x - b) <= tolerance);
+    if (match !== undefined) { used.add(match); hits++; }
+  }
+  return { precision: p.length ? hits / p.length : 1, recall: t.length ? hits / t.length : 1 };
 }

@@ -7,5 +7,5 @@ export { frameSamplingIndices } from "./frameSampling.js";
 export { FrameSampMemory } from "./FrameSampMemory.js";
 export { Mem0Memory } from "./Mem0Memory.js";
 export { NoMemory } from "./NoMemory.js";
-export { RetrievalMemory } from "./RetrievalMemory.js";
+export { boundaryScores, RetrievalMemory } from "./RetrievalMemory.js";
 export { TokenDropMemory } from "./TokenDropMemory.js";

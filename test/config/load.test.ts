@@ -239,7 +239,7 @@ test("memory: a strategy with RoboMME's TokenDrop defaults and retrieval's; an u
   const file = join(dir, "launch", "sim-x-one.yaml");
   assert.equal(loadRunConfig(file).config.memory, null, "absent: the bundle's own strategy");
   edit(file, "episodes: 1\n", "episodes: 1\nmemory: { strategy: tokendrop }\n");
-  const defaults = { budget: 512, stride: 8, kept: 2048, grid: 8, inner: "framesamp", drop: 10 };
+  const defaults = { budget: 512, stride: 8, kept: 2048, grid: 8, inner: "framesamp", drop: 5 };
   assert.deepEqual(loadRunConfig(file).config.memory, { strategy: "tokendrop", ...defaults });
   edit(file, "{ strategy: tokendrop }", "{ strategy: retrieval, inner: none, drop: 4 }");
   assert.deepEqual(loadRunConfig(file).config.memory, { strategy: "retrieval", ...defaults, inner: "none", drop: 4 });

@@ -120,7 +120,7 @@ const runConfigObject = z.object({
     grid: intIn(1, 64).default(8),
     /** Retrieval: the strategy its retrieved session feeds, and the split: a step over `drop` x the median step. */
     inner: z.enum(["framesamp", "mem0", "none"]).default("framesamp"),
-    drop: finite.min(1.5).max(1000).default(10),
+    drop: finite.min(1.5).max(1000).default(5),
   }).strict().nullable().default(null),
   /** The demonstration each episode starts with (observe only: the arm holds); null: none. --demonstration overrides. */
   demonstration: demonstrationSchema.nullable().default(null),

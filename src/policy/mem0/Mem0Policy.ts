@@ -142,6 +142,18 @@ export class Mem0Policy implements Policy {
     }
   }
 
+  /** The encoder's image feature of each frame (all-pad tokens), memory untouched: what a history store keeps. */
+  async encodeFrames(frames: readonly PreparedObservation[]): Promise<Float32Array[]> {
+    const m = this.m;
+    const tokens = new BigInt64Array(m.tokenizer.max_length).fill(BigInt(m.tokenizer.pad_id));
+    const out: Float32Array[] = [];
+    for (const [i, obs] of frames.entries()) {
+      const { state } = this.inputsOf(obs, `frame ${i}`);
+      out.push((await this.encode(obs, state, tokens, `frame ${i}`)).image_feature!);
+    }
+    return out;
+  }
+
   async observe(obs: PreparedObservation): Promise<ObserveResult> {
     const m = this.m;
     if (!this.tokens) throw new Error(`${this.where}: observe() before an instruction was set (setInstruction)`);

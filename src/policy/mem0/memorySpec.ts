@@ -38,7 +38,7 @@ export function mem0MemorySpec(
     }
     case "none": return { kind: "none" };
     case "retrieval": {
-      const inner = choice?.strategy === "retrieval" ? choice : { inner: "framesamp" as const, drop: 10 };
+      const inner = choice?.strategy === "retrieval" ? choice : { inner: "framesamp" as const, drop: 5 };
       const window = memory.window;
       const spec = inner.inner === "framesamp" ? { kind: "framesamp" as const, frames: window }
         : inner.inner === "mem0" ? { kind: "mem0" as const, window } : { kind: "none" as const };
