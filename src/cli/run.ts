@@ -81,6 +81,10 @@ export const spec: CommandSpec = {
       type: "string",
       help: "a recorded episode MCAP shown to the policy's memory before each episode (overrides the run config's demonstration)",
     },
+    history: {
+      type: "string",
+      help: "a history store folder the run appends each demonstration and episode to (overrides the run config's history)",
+    },
     instruction: {
       type: "string", help: "robot: the instruction (default: the task's nominal one for the seed)", emptyIsDefault: true,
     },
@@ -97,7 +101,8 @@ export const spec: CommandSpec = {
 export async function main(args: string[]): Promise<number> {
   const p = parseCommand(spec, args);
   const configPath = p.positional[0]!;
-  const run = withDemonstrationFlag(loadRunConfig(configPath), flagString(p, "demonstration"));
+  const loaded = withDemonstrationFlag(loadRunConfig(configPath), flagString(p, "demonstration"));
+  const run = withHistoryFlag(loaded, flagString(p, "history"));
   const cfg = run.config;
   const recording = recordingFlags(p);
   const policyFlag = flagString(p, "policy");
@@ -127,6 +132,9 @@ export async function main(args: string[]): Promise<number> {
   if (onRobotConfig(cfg) && (shard || job || jobs > 1)) {
     const where = `run config "${cfg.name}" has bus.kind ${cfg.bus.kind}, sim.enabled ${cfg.sim.enabled}`;
     throw new UsageError(`--shard and --jobs run episodes on the in-process sim twin (${where})`);
+  }
+  if (jobs > 1 && run.historyPath) {
+    throw new UsageError(`one process at a time writes the history store ${run.historyPath}: run without --jobs ${jobs}`);
   }
   if (jobs > 1 && p.flags.has("view")) {
     throw new UsageError(`--view shows one process's bus: run without --jobs ${jobs}`);
@@ -207,6 +215,14 @@ function withDemonstrationFlag(run: LoadedRunConfig, file: string | undefined): 
   const path = resolve(file);
   if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`--demonstration: no such MCAP file ${path}`);
   return { ...run, config: { ...run.config, demonstration: { source: "mcap", path } }, demonstrationPath: path };
+}
+
+/** The run config with `--history DIR` as its history store (created when missing). */
+function withHistoryFlag(run: LoadedRunConfig, dir: string | undefined): LoadedRunConfig {
+  if (dir === undefined) return run;
+  const path = resolve(dir);
+  if (existsSync(path) && !statSync(path).isDirectory()) throw new UsageError(`--history: ${path} is not a folder`);
+  return { ...run, config: { ...run.config, history: path }, historyPath: path };
 }
 
 /** The robot is outside this process (hardware over ROS 2, or `engram sim` as its own process). */

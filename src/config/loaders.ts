@@ -61,6 +61,8 @@ export interface LoadedRunConfig {
   bundlePath: string | null;
   /** Absolute path of the demonstration MCAP (`demonstration.source: mcap`), or null. */
   demonstrationPath: string | null;
+  /** Absolute path of the run's history store (`history`), or null. */
+  historyPath: string | null;
   source: YamlSource;
 }
 
@@ -89,6 +91,7 @@ export function loadRunConfig(file: string): LoadedRunConfig {
   return {
     config, dir, root: dirname(dir), source,
     demonstrationPath: demo?.source === "mcap" ? resolveRef(dir, demo.path) : null,
+    historyPath: config.history === null ? null : resolveRef(dir, config.history),
     robotPath: resolveRef(dir, config.robot),
     bundlePath: config.policy.bundle === null ? null : resolveRef(dir, config.policy.bundle),
   };

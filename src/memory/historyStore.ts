@@ -6,8 +6,11 @@
  * one dataset. The file is written beside its final name and renamed after an fsync, so a crash
  * (kill -9, power) loses at most the open session; `open` removes what such a crash left.
  * Opening loads every feature into an in-memory index (FrameIndex) for exact nearest-frame queries.
+ * One process holds a store at a time (`.lock` with its pid; a dead holder's lock is taken over).
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from "node:fs";
+import {
+  closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import { asyncBufferFromFile, parquetReadObjects } from "hyparquet";
 import { parquetWriteFile } from "hyparquet-writer";
@@ -67,6 +70,16 @@ export class HistoryStore {
   static async open(dir: string, featureDim: number): Promise<{ store: HistoryStore; discarded: string[] }> {
     const folder = join(dir, SESSIONS);
     mkdirSync(folder, { recursive: true });
+    lock(dir);
+    try {
+      return await HistoryStore.load(dir, folder, featureDim);
+    } catch (err) {
+      unlock(dir);
+      throw err;
+    }
+  }
+
+  private static async load(dir: string, folder: string, featureDim: number): Promise<{ store: HistoryStore; discarded: string[] }> {
     const names = readdirSync(folder).sort();
     const discarded = names.filter((n) => n.endsWith(PARTIAL));
     for (const n of discarded) rmSync(join(folder, n), { force: true });
@@ -88,6 +101,12 @@ export class HistoryStore {
       store.nextSeq = Math.max(store.nextSeq, Number.parseInt(id, 10) + 1);
     }
     return { store, discarded };
+  }
+
+  /** Abandons an open session and lets another process open the store. */
+  close(): void {
+    this.open?.abandon();
+    unlock(this.dir);
   }
 
   /** Every stored session, oldest first. */
@@ -184,6 +203,43 @@ export class SessionWriter {
     if (this.done) return;
     this.done = true;
     this.store.settle(this, null, []);
+  }
+}
+
+/** Takes `dir/.lock` for this process; a lock whose process is gone is taken over. */
+function lock(dir: string): void {
+  const file = join(dir, ".lock");
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(file, "wx");
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      const pid = Number.parseInt(readFileSync(file, "utf8"), 10);
+      if (Number.isInteger(pid) && pid !== process.pid && alive(pid)) {
+        throw new Error(`history store ${dir} is open in process ${pid} (one writer at a time)`);
+      }
+      rmSync(file, { force: true });
+    }
+  }
+  throw new Error(`history store ${dir}: cannot take ${file}`);
+}
+
+function unlock(dir: string): void {
+  const file = join(dir, ".lock");
+  try {
+    if (Number.parseInt(readFileSync(file, "utf8"), 10) === process.pid) rmSync(file, { force: true });
+  } catch { /* already gone */ }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

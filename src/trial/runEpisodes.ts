@@ -30,6 +30,7 @@ import { mcapDemonstration } from "./mcapDemonstration.js";
 import type { ProgressBar } from "./progress.js";
 import { classifierThreshold, logitsSideFile } from "./report/runData.js";
 import type { EpisodeHandle, Rig, RigTask } from "./rig.js";
+import { HistoryTap } from "./historyTap.js";
 import { RunFiles } from "./runFiles.js";
 import type { EpisodeRecord, RunAbort, RunSummary } from "./summary.js";
 import { tickBusyMs, type EpisodeEnd } from "./tick.js";
@@ -91,6 +92,7 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
   const progress = progressOf(o, records, () => step);
   let policy: TrialPolicy | null = null;
   let learnedPlanner: LearnedPlanner | null = null;
+  let history: HistoryTap | null = null;
   const parts = runPartsOf(cfg);
   try {
     const oracleEnds = oracleEndsOf(cfg);
@@ -103,7 +105,9 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
     learnedPlanner = await openRunPlanner(cfg, task.tmc, o.policyPath);
     const oraclePlanner = rig.groundTruthTopics && cfg.policy.planner.kind === "oracle" ? new OraclePlanner() : null;
     if (rig.groundTruthTopics) subscribeGroundTruth(bus, oracleEnds, oraclePlanner);
-    const loopPolicy = o.wrapPolicy ? o.wrapPolicy(policy) : policy;
+    history = o.run.historyPath ? await HistoryTap.open(o.run.historyPath, policy, events) : null;
+    const wrapped = o.wrapPolicy ? o.wrapPolicy(policy) : policy;
+    const loopPolicy = history ? history.wrap(wrapped) : wrapped;
     const demoSource = await demonstrationOf(o, { profile, layout, imageSpecs });
     const prompt = demoSource && new DemonstrationPrompt(demoSource, bus);
     const holdOutput = createOutput(profile, layout, { controlHz });
@@ -205,6 +209,7 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
           }));
           step = null;
           progress.show(end.kind, true);
+          history?.endSession();
           o.onEpisode?.(record, i);
         } finally {
           await episode?.close();
@@ -233,6 +238,7 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
     throw secrets.redactError(err); // the caller prints it (stderr): a server may have echoed a secret into it
   } finally {
     progress.stop();
+    history?.close();
     await policy?.close(); // before the event log closes: a remote policy logs its disconnect
     await learnedPlanner?.close();
     files.close();

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -129,4 +129,17 @@ test("pyarrow reads the store's sessions as one dataset", { skip: noPyarrow ?? f
   assert.deepEqual(got.sessions, ["000000-press-button", "000001-press-button"]);
   assert.deepEqual(got.feature, Array.from(store.features("000001-press-button")[0]!));
   assert.deepEqual(got.thumb, [1, 2, 2]);
+});
+
+test("one process at a time: a live holder's lock is refused by pid, a dead one's taken over, close releases", async () => {
+  const dir = join(tmp, "lock");
+  const { store } = await HistoryStore.open(dir, D);
+  store.close();
+  assert.ok(!existsSync(join(dir, ".lock")), "close releases the lock");
+  writeFileSync(join(dir, ".lock"), String(process.ppid));
+  await assert.rejects(HistoryStore.open(dir, D), new RegExp(`history store .*lock is open in process ${process.ppid} \\(one writer at a time\\)`));
+  writeFileSync(join(dir, ".lock"), "999999999");
+  const again = await HistoryStore.open(dir, D);
+  assert.equal(readFileSync(join(dir, ".lock"), "utf8"), String(process.pid));
+  again.store.close();
 });

@@ -122,6 +122,12 @@ const runConfigObject = z.object({
     inner: z.enum(["framesamp", "mem0", "none"]).default("framesamp"),
     drop: finite.min(1.5).max(1000).default(5),
   }).strict().nullable().default(null),
+  /**
+   * A history store (src/memory/historyStore.ts) the run appends to: each demonstration and each
+   * episode becomes a stored session (the policy's features, thumbnails); relative to the config's
+   * folder; null: none. --history overrides.
+   */
+  history: z.string().min(1).nullable().default(null),
   /** The demonstration each episode starts with (observe only: the arm holds); null: none. --demonstration overrides. */
   demonstration: demonstrationSchema.nullable().default(null),
   control: z.object({

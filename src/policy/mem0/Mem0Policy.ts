@@ -74,6 +74,8 @@ export class Mem0Policy implements Policy {
   private keepMemoryOnEnd = false;
   /** Normalized state for the action head, the robot-units state chunks may be relative to, the summary. */
   private last: { state: Float32Array; robotState: Float64Array; summary: Float32Array } | null = null;
+  /** The image feature the latest observe() wrote to memory (a history store keeps it), or null. */
+  lastFeature: Float32Array | null = null;
 
   constructor(private readonly bundle: Mem0Bundle, private readonly opts: Mem0Options = {}) {
     this.m = bundle.loaded.manifest;
@@ -91,6 +93,11 @@ export class Mem0Policy implements Policy {
     };
   }
 
+  /** Values per image feature (what encodeFrames and lastFeature hold). */
+  get featureDim(): number {
+    return this.m.memory.feature_dim;
+  }
+
   /** Execution provider the sessions actually run on. */
   get provider(): ExecutionProvider {
     return this.bundle.sessions.encoder.provider;
@@ -104,6 +111,7 @@ export class Mem0Policy implements Policy {
     this.step = 0;
     this.chunkIndex = 0;
     this.last = null;
+    this.lastFeature = null;
     this.tokens = null;
     this.keepMemoryOnEnd = episode.complexity === "M(1)";
     // M(1) tasks run on the global instruction, so it must tokenize. M(n) ones (the default) get
@@ -159,7 +167,8 @@ export class Mem0Policy implements Policy {
     if (!this.tokens) throw new Error(`${this.where}: observe() before an instruction was set (setInstruction)`);
     const { state } = this.inputsOf(obs, "observation");
     const enc = await this.encode(obs, state, this.tokens, "observation");
-    const feature = enc.image_feature;
+    const feature = enc.image_feature!;
+    this.lastFeature = feature;
     // Write first: the first tick after a clear attends to its own feature as the anchor.
     this.emitOps(this.memory.write(feature, this.step, { stampNs: obs.stampNs }));
     const mem = this.memory.inputs();
