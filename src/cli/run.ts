@@ -81,6 +81,11 @@ export const spec: CommandSpec = {
       type: "string",
       help: "a recorded episode MCAP shown to the policy's memory before each episode (overrides the run config's demonstration)",
     },
+    interference: {
+      type: "string", help: "k distractor sessions from the distractor pool before each episode (RoboMME-Interference)",
+      value: { kind: "int", min: 0, max: 64 },
+    },
+    "distractor-pool": { type: "string", help: "the history store --interference draws its distractors from" },
     history: {
       type: "string",
       help: "a history store folder the run appends each demonstration and episode to (overrides the run config's history)",
@@ -102,7 +107,7 @@ export async function main(args: string[]): Promise<number> {
   const p = parseCommand(spec, args);
   const configPath = p.positional[0]!;
   const loaded = withDemonstrationFlag(loadRunConfig(configPath), flagString(p, "demonstration"));
-  const run = withHistoryFlag(loaded, flagString(p, "history"));
+  const run = withInterferenceFlags(withHistoryFlag(loaded, flagString(p, "history")), p);
   const cfg = run.config;
   const recording = recordingFlags(p);
   const policyFlag = flagString(p, "policy");
@@ -223,6 +228,22 @@ function withHistoryFlag(run: LoadedRunConfig, dir: string | undefined): LoadedR
   const path = resolve(dir);
   if (existsSync(path) && !statSync(path).isDirectory()) throw new UsageError(`--history: ${path} is not a folder`);
   return { ...run, config: { ...run.config, history: path }, historyPath: path };
+}
+
+/** The run config with `--interference K` and `--distractor-pool DIR` over its `interference`. */
+function withInterferenceFlags(run: LoadedRunConfig, p: ReturnType<typeof parseCommand>): LoadedRunConfig {
+  const k = flagOptionalInt(p, "interference");
+  const pool = flagString(p, "distractor-pool");
+  if (k === undefined && pool === undefined) return run;
+  const base = run.interference;
+  const poolPath = pool === undefined ? base?.pool : resolve(pool);
+  const kValue = k ?? base?.k;
+  if (poolPath === undefined) {
+    throw new UsageError("--interference needs a distractor pool: --distractor-pool DIR or interference.pool in the run config");
+  }
+  if (kValue === undefined) throw new UsageError("--distractor-pool needs --interference K (or interference.k in the run config)");
+  const interference = { k: kValue, frames: base?.frames ?? 32, pool: poolPath };
+  return { ...run, config: { ...run.config, interference }, interference };
 }
 
 /** The robot is outside this process (hardware over ROS 2, or `engram sim` as its own process). */

@@ -63,6 +63,8 @@ export interface LoadedRunConfig {
   demonstrationPath: string | null;
   /** Absolute path of the run's history store (`history`), or null. */
   historyPath: string | null;
+  /** The interference run's k, frames per distractor and pool (an absolute store path), or null. */
+  interference: { k: number; frames: number; pool: string } | null;
   source: YamlSource;
 }
 
@@ -92,6 +94,7 @@ export function loadRunConfig(file: string): LoadedRunConfig {
     config, dir, root: dirname(dir), source,
     demonstrationPath: demo?.source === "mcap" ? resolveRef(dir, demo.path) : null,
     historyPath: config.history === null ? null : resolveRef(dir, config.history),
+    interference: config.interference && { ...config.interference, pool: resolveRef(dir, config.interference.pool) },
     robotPath: resolveRef(dir, config.robot),
     bundlePath: config.policy.bundle === null ? null : resolveRef(dir, config.policy.bundle),
   };

@@ -9,7 +9,7 @@
  * One process holds a store at a time (`.lock` with its pid; a dead holder's lock is taken over).
  */
 import {
-  closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync,
+  closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync,
 } from "node:fs";
 import { join } from "node:path";
 import { asyncBufferFromFile, parquetReadObjects } from "hyparquet";
@@ -60,7 +60,9 @@ export class HistoryStore {
   private open: SessionWriter | null = null;
   private nextSeq = 0;
 
-  private constructor(readonly dir: string, readonly featureDim: number, readonly index: FrameIndex) {}
+  private constructor(
+    readonly dir: string, readonly featureDim: number, readonly index: FrameIndex, private readonly readOnly: boolean,
+  ) {}
 
   /**
    * Opens (or creates) the store in `dir` for features of `featureDim` values and loads its index.
@@ -72,18 +74,26 @@ export class HistoryStore {
     mkdirSync(folder, { recursive: true });
     lock(dir);
     try {
-      return await HistoryStore.load(dir, folder, featureDim);
+      const names = readdirSync(folder).sort();
+      const discarded = names.filter((n) => n.endsWith(PARTIAL));
+      for (const n of discarded) rmSync(join(folder, n), { force: true });
+      return { store: await HistoryStore.load(dir, featureDim, false), discarded };
     } catch (err) {
       unlock(dir);
       throw err;
     }
   }
 
-  private static async load(dir: string, folder: string, featureDim: number): Promise<{ store: HistoryStore; discarded: string[] }> {
+  /** Opens a store to read (a distractor pool): no lock, no clean-up, no new sessions. Throws naming a missing store. */
+  static async openToRead(dir: string, featureDim: number): Promise<HistoryStore> {
+    if (!existsSync(join(dir, SESSIONS))) throw new Error(`history store ${dir}: no ${SESSIONS}/ folder (not a history store)`);
+    return HistoryStore.load(dir, featureDim, true);
+  }
+
+  private static async load(dir: string, featureDim: number, readOnly: boolean): Promise<HistoryStore> {
+    const folder = join(dir, SESSIONS);
     const names = readdirSync(folder).sort();
-    const discarded = names.filter((n) => n.endsWith(PARTIAL));
-    for (const n of discarded) rmSync(join(folder, n), { force: true });
-    const store = new HistoryStore(dir, featureDim, new FrameIndex(featureDim));
+    const store = new HistoryStore(dir, featureDim, new FrameIndex(featureDim), readOnly);
     for (const name of names.filter((n) => n.endsWith(SUFFIX))) {
       const file = join(folder, name);
       const rows = await parquetReadObjects({ file: await asyncBufferFromFile(file), columns: COLUMNS });
@@ -100,13 +110,13 @@ export class HistoryStore {
       }, features);
       store.nextSeq = Math.max(store.nextSeq, Number.parseInt(id, 10) + 1);
     }
-    return { store, discarded };
+    return store;
   }
 
   /** Abandons an open session and lets another process open the store. */
   close(): void {
     this.open?.abandon();
-    unlock(this.dir);
+    if (!this.readOnly) unlock(this.dir);
   }
 
   /** Every stored session, oldest first. */
@@ -126,6 +136,7 @@ export class HistoryStore {
 
   /** Starts appending a session (one at a time); it is stored when its writer closes. */
   beginSession(info: { kind: string; task: string }): SessionWriter {
+    if (this.readOnly) throw new Error(`history store ${this.dir} is open to read only`);
     if (this.open) throw new Error(`history store ${this.dir}: session ${this.open.id} is still open`);
     const id = `${String(this.nextSeq++).padStart(6, "0")}-${fileSafe(info.task)}`;
     this.open = new SessionWriter(this, id, info);

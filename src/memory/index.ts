@@ -5,6 +5,8 @@ export type {
 export { createMemoryStrategy, MEMORY_KINDS } from "./createMemoryStrategy.js";
 export { frameSamplingIndices } from "./frameSampling.js";
 export { FrameSampMemory } from "./FrameSampMemory.js";
+export { FrameIndex, type Nearest } from "./frameIndex.js";
+export { HistoryStore, SessionWriter, type SessionInfo, type StoredFrame } from "./historyStore.js";
 export { Mem0Memory } from "./Mem0Memory.js";
 export { NoMemory } from "./NoMemory.js";
 export { boundaryScores, RetrievalMemory } from "./RetrievalMemory.js";

@@ -7,7 +7,7 @@
  * ends (`endSession`), so a crash loses at most the episode running. Only an in-process Mem-0 policy
  * has features to store: a remote one is refused by name.
  */
-import { HistoryStore, type SessionWriter } from "../memory/historyStore.js";
+import { HistoryStore, type SessionWriter } from "../memory/index.js";
 import { jpegFromRgb } from "../msgs/image.js";
 import { Mem0Policy } from "../policy/mem0/Mem0Policy.js";
 import type { ActionChunk, EpisodeInfo, ObserveResult, Policy, PreparedObservation } from "../policy/types.js";

@@ -31,6 +31,7 @@ import type { ProgressBar } from "./progress.js";
 import { classifierThreshold, logitsSideFile } from "./report/runData.js";
 import type { EpisodeHandle, Rig, RigTask } from "./rig.js";
 import { HistoryTap } from "./historyTap.js";
+import { DistractorFeed } from "./interference.js";
 import { RunFiles } from "./runFiles.js";
 import type { EpisodeRecord, RunAbort, RunSummary } from "./summary.js";
 import { tickBusyMs, type EpisodeEnd } from "./tick.js";
@@ -93,6 +94,7 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
   let policy: TrialPolicy | null = null;
   let learnedPlanner: LearnedPlanner | null = null;
   let history: HistoryTap | null = null;
+  let distractors: DistractorFeed | null = null;
   const parts = runPartsOf(cfg);
   try {
     const oracleEnds = oracleEndsOf(cfg);
@@ -106,6 +108,7 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
     const oraclePlanner = rig.groundTruthTopics && cfg.policy.planner.kind === "oracle" ? new OraclePlanner() : null;
     if (rig.groundTruthTopics) subscribeGroundTruth(bus, oracleEnds, oraclePlanner);
     history = o.run.historyPath ? await HistoryTap.open(o.run.historyPath, policy, events) : null;
+    distractors = o.run.interference ? await DistractorFeed.open(o.run.interference, policy) : null;
     const wrapped = o.wrapPolicy ? o.wrapPolicy(policy) : policy;
     const loopPolicy = history ? history.wrap(wrapped) : wrapped;
     const demoSource = await demonstrationOf(o, { profile, layout, imageSpecs });
@@ -159,6 +162,7 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
           });
           // The prompt goes in with the arm at rest, before the judges start counting.
           await prompt?.feed(loopPolicy, events, task.id, seed, i);
+          await distractors?.feed(events, task.id, seed);
           episode.begin();
           step = 0;
           progress.show("running", true);
@@ -239,6 +243,7 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
   } finally {
     progress.stop();
     history?.close();
+    distractors?.close();
     await policy?.close(); // before the event log closes: a remote policy logs its disconnect
     await learnedPlanner?.close();
     files.close();

@@ -54,3 +54,22 @@ test("--history with --jobs 2 is refused: one process writes a store", { timeout
   assert.equal(exit.code, 2);
   assert.match(exit.stderr, /one process at a time writes the history store .*jobs-store: run without --jobs 2/);
 });
+
+test("--interference K draws K sessions of other tasks from the pool into memory before each episode", { timeout: 240_000 }, async () => {
+  const pool = join(root, "pool");
+  await run(join(root, "p"), 2, ["--history", pool, "--task", "swap-blocks"]);
+  const events = await run(join(root, "q"), 2, ["--interference", "2", "--distractor-pool", pool]);
+  const drawn = events.filter((e) => e.event === "interference");
+  assert.deepEqual(drawn.map((e) => [e.k, (e.sessions as string[]).length, e.frames]), [[2, 2, 8], [2, 2, 8]]);
+  assert.ok((drawn[0]!.sessions as string[]).every((id) => id.endsWith("-swap-blocks")), "other tasks only");
+  const firstStart = events.findIndex((e) => e.event === "episode_start");
+  const memory = events.filter((e, i) => i > firstStart && e.event === "memory");
+  assert.equal(memory[0]?.step, 0, "Mem-0's anchor is the first distractor frame (memory step 0), before any tick");
+  const firstTick = events.find((e) => e.event === "first_chunk");
+  assert.ok(events.indexOf(drawn[0]!) < events.indexOf(firstTick!), "the distractors are in before the first act");
+
+  const r = startRun(join(root, "r"), "policies/test-tiny", 1, { args: ["--interference", "3", "--distractor-pool", pool] });
+  const exit = await r.exited;
+  assert.equal(exit.code, 1);
+  assert.match(exit.stderr, /interference k=3: the pool .*pool holds 2 session\(s\) of tasks other than put-back-block/);
+});

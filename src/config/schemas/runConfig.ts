@@ -128,6 +128,16 @@ const runConfigObject = z.object({
    * folder; null: none. --history overrides.
    */
   history: z.string().min(1).nullable().default(null),
+  /**
+   * RoboMME-Interference: before each episode's first tick (after its demonstration), `k` sessions of
+   * other tasks from the history store `pool` (relative to the config's folder), each trimmed to
+   * `frames`, enter the policy's memory; null: none. --interference K and --distractor-pool override.
+   */
+  interference: z.object({
+    k: intIn(0, 64),
+    pool: z.string().min(1),
+    frames: intIn(1, 1024).default(32),
+  }).strict().nullable().default(null),
   /** The demonstration each episode starts with (observe only: the arm holds); null: none. --demonstration overrides. */
   demonstration: demonstrationSchema.nullable().default(null),
   control: z.object({

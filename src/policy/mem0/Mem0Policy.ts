@@ -94,9 +94,7 @@ export class Mem0Policy implements Policy {
   }
 
   /** Values per image feature (what encodeFrames and lastFeature hold). */
-  get featureDim(): number {
-    return this.m.memory.feature_dim;
-  }
+  get featureDim(): number { return this.m.memory.feature_dim; }
 
   /** Execution provider the sessions actually run on. */
   get provider(): ExecutionProvider {
@@ -146,6 +144,19 @@ export class Mem0Policy implements Policy {
       const { state } = this.inputsOf(obs, `demonstration frame ${i}`);
       const enc = await this.encode(obs, state, tokens, `demonstration frame ${i}`);
       this.emitOps(this.memory.write(enc.image_feature, this.step, { stampNs: obs.stampNs }));
+      this.step++;
+    }
+  }
+
+  /**
+   * Stored features (a history store's sessions: RoboMME-Interference's distractors) written to memory
+   * as the next history steps, as they were stored (no encoder, no classifier): after reset() and any
+   * demonstration, before the first observe().
+   */
+  async observeHistory(features: readonly Float32Array[]): Promise<void> {
+    if (this.last) throw new Error(`${this.where}: observeHistory() after the episode's first tick (step ${this.step})`);
+    for (const f of features) {
+      this.emitOps(this.memory.write(f, this.step, { stampNs: 0n }));
       this.step++;
     }
   }

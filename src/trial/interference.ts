@@ -1,0 +1,47 @@
+/**
+ * RoboMME-Interference runs (run config `interference: {k, pool}`): before each episode's first tick,
+ * after its demonstration, k sessions of other task families from a history store (the pool) enter
+ * the policy's memory, each trimmed to `frames` stored frames (FrameSamp's rule over the session), so
+ * the episode's buffer is its demonstration, then k distractors, then its own frames. The sessions are
+ * drawn by the episode's seed (the same seed, the same distractors); the `interference` event names
+ * them. Only an in-process Mem-0 policy takes stored features: a remote one is refused by name.
+ */
+import { frameSamplingIndices, HistoryStore } from "../memory/index.js";
+import { mulberry32 } from "../policy/mem0/flowSampler.js";
+import { Mem0Policy } from "../policy/mem0/Mem0Policy.js";
+import type { Policy } from "../policy/types.js";
+import type { EventLog } from "./eventLog.js";
+
+export class DistractorFeed {
+  private constructor(
+    private readonly pool: HistoryStore, private readonly policy: Mem0Policy, readonly k: number, readonly frames: number,
+  ) {}
+
+  /** Opens the pool to read. Throws naming a policy without features, a missing store or one of other features. */
+  static async open(o: { pool: string; k: number; frames: number }, policy: Policy): Promise<DistractorFeed> {
+    if (!(policy instanceof Mem0Policy)) {
+      throw new Error(`interference: policy ${policy.spec.name} is not an in-process Mem-0 bundle (stored features cannot reach its memory)`);
+    }
+    return new DistractorFeed(await HistoryStore.openToRead(o.pool, policy.featureDim), policy, o.k, o.frames);
+  }
+
+  /** Feeds the episode's k distractors (none of `task`'s family); throws when the pool holds fewer than k. */
+  async feed(events: EventLog, task: string, seed: number): Promise<void> {
+    const others = this.pool.sessions().filter((s) => s.task !== task);
+    if (others.length < this.k) {
+      throw new Error(`interference k=${this.k}: the pool ${this.pool.dir} holds ${others.length} session(s) of tasks other than ${task}`);
+    }
+    const rand = mulberry32(seed);
+    const order = others.map((s) => ({ s, key: rand() })).sort((a, b) => a.key - b.key).slice(0, this.k).map((x) => x.s);
+    const features = order.flatMap((s) => {
+      const all = this.pool.features(s.id);
+      return frameSamplingIndices(all.length - 1, this.frames).map((i) => all[i]!);
+    });
+    await this.policy.observeHistory(features);
+    events.emit({ event: "interference", k: this.k, sessions: order.map((s) => s.id), frames: features.length });
+  }
+
+  close(): void {
+    this.pool.close();
+  }
+}
