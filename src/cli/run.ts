@@ -19,7 +19,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { ConfigError } from "../config/index.js";
+import { ConfigError, memoryChoiceSchema } from "../config/index.js";
 import { loadRunConfig, type LoadedRunConfig } from "../config/loaders.js";
 import { readBundleFit } from "../policy/index.js";
 import { StopLatch } from "../control/index.js";
@@ -81,6 +81,10 @@ export const spec: CommandSpec = {
       type: "string",
       help: "a recorded episode MCAP shown to the policy's memory before each episode (overrides the run config's demonstration)",
     },
+    memory: {
+      type: "string", help: "the policy's memory strategy (overrides the run config's memory; src/memory/README.md)",
+      value: { kind: "choice", choices: ["mem0", "framesamp", "tokendrop", "none", "retrieval"] },
+    },
     interference: {
       type: "string", help: "k distractor sessions from the distractor pool before each episode (RoboMME-Interference)",
       value: { kind: "int", min: 0, max: 64 },
@@ -107,7 +111,8 @@ export async function main(args: string[]): Promise<number> {
   const p = parseCommand(spec, args);
   const configPath = p.positional[0]!;
   const loaded = withDemonstrationFlag(loadRunConfig(configPath), flagString(p, "demonstration"));
-  const run = withInterferenceFlags(withHistoryFlag(loaded, flagString(p, "history")), p);
+  const withHistory = withHistoryFlag(loaded, flagString(p, "history"));
+  const run = withMemoryFlag(withInterferenceFlags(withHistory, p), p);
   const cfg = run.config;
   const recording = recordingFlags(p);
   const policyFlag = flagString(p, "policy");
@@ -228,6 +233,13 @@ function withHistoryFlag(run: LoadedRunConfig, dir: string | undefined): LoadedR
   const path = resolve(dir);
   if (existsSync(path) && !statSync(path).isDirectory()) throw new UsageError(`--history: ${path} is not a folder`);
   return { ...run, config: { ...run.config, history: path }, historyPath: path };
+}
+
+/** The run config with `--memory STRATEGY` as its memory strategy (the config's other memory fields kept). */
+function withMemoryFlag(run: LoadedRunConfig, p: ReturnType<typeof parseCommand>): LoadedRunConfig {
+  const strategy = flagString(p, "memory");
+  if (strategy === undefined) return run;
+  return { ...run, config: { ...run.config, memory: memoryChoiceSchema.parse({ ...run.config.memory, strategy }) } };
 }
 
 /** The run config with `--interference K` and `--distractor-pool DIR` over its `interference`. */

@@ -9,7 +9,8 @@ export type { LoadedManifest, LoadedRemoteManifest, LoadedRunConfig } from "./lo
 export { robotProfilePartialCheck, robotProfileSchema } from "./schemas/robotProfile.js";
 export { calibrationSchema } from "./schemas/calibration.js";
 export {
-  PLANNER_KINDS, PRIVILEGED_CLASSIFIERS, PRIVILEGED_PLANNERS, runConfigSchema, SCRIPTED_RENAMED, TASK_IDS,
+  memoryChoiceSchema, PLANNER_KINDS, PRIVILEGED_CLASSIFIERS, PRIVILEGED_PLANNERS, runConfigSchema, SCRIPTED_RENAMED,
+  TASK_IDS,
 } from "./schemas/runConfig.js";
 export type { RunConfig } from "./schemas/runConfig.js";
 export {

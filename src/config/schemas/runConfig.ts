@@ -78,6 +78,19 @@ const demonstrationSchema = z.discriminatedUnion("source", [
   z.object({ source: z.literal("twin"), max_frames: intIn(1, 100_000).optional() }).strict(),
 ]);
 
+/** A run's memory strategy and its parameters (run config `memory`, `--memory`). */
+export const memoryChoiceSchema = z.object({
+  strategy: z.enum(["mem0", "framesamp", "tokendrop", "none", "retrieval"]),
+  frames: intIn(1, 1024).optional(),
+  budget: intIn(1, 65_536).default(512),
+  stride: intIn(1, 1000).default(8),
+  kept: intIn(1, 1_000_000).default(2048),
+  grid: intIn(1, 64).default(8),
+  /** Retrieval: the strategy its retrieved session feeds, and the split: a step over `drop` x the median step. */
+  inner: z.enum(["framesamp", "mem0", "none"]).default("framesamp"),
+  drop: finite.min(1.5).max(1000).default(5),
+}).strict();
+
 const runConfigObject = z.object({
   name,
   description: z.string().default(""),
@@ -111,17 +124,7 @@ const runConfigObject = z.object({
    * memory.strategy). `frames` (framesamp) defaults to the memory module's window; `budget`,
    * `stride`, `kept` and `grid` are TokenDrop's, RoboMME's values by default; `inner` and `drop` retrieval's.
    */
-  memory: z.object({
-    strategy: z.enum(["mem0", "framesamp", "tokendrop", "none", "retrieval"]),
-    frames: intIn(1, 1024).optional(),
-    budget: intIn(1, 65_536).default(512),
-    stride: intIn(1, 1000).default(8),
-    kept: intIn(1, 1_000_000).default(2048),
-    grid: intIn(1, 64).default(8),
-    /** Retrieval: the strategy its retrieved session feeds, and the split: a step over `drop` x the median step. */
-    inner: z.enum(["framesamp", "mem0", "none"]).default("framesamp"),
-    drop: finite.min(1.5).max(1000).default(5),
-  }).strict().nullable().default(null),
+  memory: memoryChoiceSchema.nullable().default(null),
   /**
    * A history store (src/memory/historyStore.ts) the run appends to: each demonstration and each
    * episode becomes a stored session (the policy's features, thumbnails); relative to the config's
