@@ -41,7 +41,9 @@ function frames(count: number, views: { width: number; height: number }[]) {
 }
 
 /** Fills HISTORY steps, then times MEASURED ticks (write + inputs). */
-function perTick(spec: MemorySpec, views: { width: number; height: number }[]): ReturnType<typeof stats> & { mean: number } {
+function perTick(
+  spec: MemorySpec, views: { width: number; height: number }[],
+): ReturnType<typeof stats> & { mean: number } {
   const memory = createMemoryStrategy(spec, F, 8);
   const pool = frames(16, views);
   let step = 0;
@@ -104,7 +106,10 @@ async function storeBench(): Promise<Record<string, unknown>> {
     });
     const unstructured = new FrameIndex(F);
     for (let s = 0; s < sessions; s++) {
-      unstructured.addSession(`u${s}`, Array.from({ length: SESSION }, () => Float32Array.from({ length: F }, () => rand() * 2 - 1)));
+      unstructured.addSession(
+        `u${s}`,
+        Array.from({ length: SESSION }, () => Float32Array.from({ length: F }, () => rand() * 2 - 1)),
+      );
     }
     const random = Array.from({ length: 50 }, () => Float32Array.from({ length: F }, () => rand() * 2 - 1));
     return {

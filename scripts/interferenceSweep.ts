@@ -47,8 +47,13 @@ function runCell(task: string, strategy: string, k: number): Cell {
   ];
   process.stderr.write(`sweep: ${task} ${strategy} k=${k}\n`);
   const r = spawnSync(process.execPath, args, { stdio: ["ignore", "ignore", "inherit"] });
-  if (r.status !== 0) throw new Error(`sweep: ${task} ${strategy} k=${k} failed (exit ${r.status}); its folder: ${dir}`);
-  const summary = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as { successes: number; episodes: number };
+  if (r.status !== 0) {
+    throw new Error(`sweep: ${task} ${strategy} k=${k} failed (exit ${r.status}); its folder: ${dir}`);
+  }
+  const summary = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as {
+    successes: number;
+    episodes: number;
+  };
   return { task, strategy, k, dir, successes: summary.successes, episodes: summary.episodes };
 }
 
@@ -74,13 +79,28 @@ const table = (pick: (strategy: string, k: number) => Cell[]) => [
 ];
 const lines = [
   "# RoboMME-Interference sweep", "",
-  `Policy ${policy}, ${episodes} episodes per cell from seed ${seed}, distractors from ${pool}. Success (Wilson 95 %).`, "",
-  ...tasks.flatMap((task) => [`## ${task}`, "", ...table((s, k) => cells.filter((c) => c.task === task && c.strategy === s && c.k === k)), ""]),
+  `Policy ${policy}, ${episodes} episodes per cell from seed ${seed}, distractors from ${pool}.`
+    + ` Success (Wilson 95 %).`,
+  "",
+  ...tasks.flatMap((task) => [
+    `## ${task}`,
+    "",
+    ...table((s, k) => cells.filter((c) => c.task === task && c.strategy === s && c.k === k)),
+    "",
+  ]),
   "## All tasks", "", ...table((s, k) => cells.filter((c) => c.strategy === s && c.k === k)), "",
 ];
 writeFileSync(join(out, "grid.md"), lines.join("\n"));
-writeFileSync(join(out, "grid.json"), JSON.stringify({ policy, episodes: Number(episodes), seed: Number(seed), cells }, null, 2));
-const report = spawnSync(process.execPath, ["--import", "tsx", "src/cli.ts", "report", "--out", join(out, "compare"), ...cells.map((c) => c.dir)],
-  { stdio: ["ignore", "ignore", "inherit"] });
-if (report.status !== 0) throw new Error(`sweep: engram report --out ${join(out, "compare")} failed (exit ${report.status})`);
+writeFileSync(
+  join(out, "grid.json"),
+  JSON.stringify({ policy, episodes: Number(episodes), seed: Number(seed), cells }, null, 2),
+);
+const report = spawnSync(
+  process.execPath,
+  ["--import", "tsx", "src/cli.ts", "report", "--out", join(out, "compare"), ...cells.map((c) => c.dir)],
+  { stdio: ["ignore", "ignore", "inherit"] },
+);
+if (report.status !== 0) {
+  throw new Error(`sweep: engram report --out ${join(out, "compare")} failed (exit ${report.status})`);
+}
 process.stdout.write(`${join(out, "grid.md")}\n`);

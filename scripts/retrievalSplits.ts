@@ -32,7 +32,10 @@ const embedding = flag("--embedding", "encoder");
 const drops = flag("--drop", "5").split(",").map(Number);
 const [config, bundle, ...files] = args;
 if (!config || !bundle || files.length < 4) {
-  console.error("usage: tsx scripts/retrievalSplits.ts <run-config.yaml> <bundle> <episode.mcap>... (two per task, at least two tasks)");
+  console.error(
+    "usage: tsx scripts/retrievalSplits.ts <run-config.yaml> <bundle> <episode.mcap>..."
+    + " (two per task, at least two tasks)",
+  );
   process.exit(2);
 }
 const cfg = loadRunConfig(config);
@@ -49,7 +52,9 @@ for (const file of files) {
   const demo = await (await mcapDemonstration(file, inputs)).load();
   const frames = demo.frames.map((f) => f.observation);
   const kept = frameSamplingIndices(frames.length - 1, SESSION).map((i) => frames[i]!);
-  const features = embedding === "pixels" ? kept.map((o) => pixelEmbedding(o.images[policy.spec.cameras[0]!]!)) : await policy.encodeFrames(kept);
+  const features = embedding === "pixels"
+    ? kept.map((o) => pixelEmbedding(o.images[policy.spec.cameras[0]!]!))
+    : await policy.encodeFrames(kept);
   byTask.set(task, [...(byTask.get(task) ?? []), features]);
 }
 await policy.close();
@@ -61,7 +66,8 @@ function pixelEmbedding(chw: Float32Array): Float32Array {
   for (let c = 0; c < 3; c++) {
     for (let y = 0; y < height; y++) {
       for (let x = 0; x < width; x++) {
-        out[(c * gy + Math.floor((y * gy) / height)) * gx + Math.floor((x * gx) / width)]! += chw[c * width * height + y * width + x]!;
+        out[(c * gy + Math.floor((y * gy) / height)) * gx + Math.floor((x * gx) / width)]! +=
+          chw[c * width * height + y * width + x]!;
       }
     }
   }
@@ -90,7 +96,8 @@ const mean = (xs: number[]) => Math.round((xs.reduce((a, b) => a + b, 0) / xs.le
 const table = drops.flatMap((drop) => [0, 1, 3, 7].map((k) => {
   const r = rows.filter((x) => x.k === k && x.drop === drop);
   return {
-    drop, k, queries: r.length, boundary_precision: mean(r.map((x) => x.precision)), boundary_recall: mean(r.map((x) => x.recall)),
+    drop, k, queries: r.length,
+    boundary_precision: mean(r.map((x) => x.precision)), boundary_recall: mean(r.map((x) => x.recall)),
     demonstration_retrieved: mean(r.map((x) => (x.demoRetrieved ? 1 : 0))),
   };
 }));

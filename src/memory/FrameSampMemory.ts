@@ -15,7 +15,9 @@ export class FrameSampMemory implements MemoryStrategy {
     if (!Number.isInteger(featureDim) || featureDim < 1) {
       throw new Error(`memory feature_dim ${featureDim}: expected an integer >= 1`);
     }
-    if (!Number.isInteger(frames) || frames < 1) throw new Error(`framesamp frames ${frames}: expected an integer >= 1`);
+    if (!Number.isInteger(frames) || frames < 1) {
+      throw new Error(`framesamp frames ${frames}: expected an integer >= 1`);
+    }
   }
 
   write(feature: Float32Array): MemoryOp[] {

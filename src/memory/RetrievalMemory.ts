@@ -31,7 +31,8 @@ export class RetrievalMemory implements MemoryStrategy {
   private steps: number[] = [];
 
   constructor(
-    readonly featureDim: number, readonly inner: RetrievalInnerSpec, readonly drop: number, private readonly moduleWindow: number,
+    readonly featureDim: number, readonly inner: RetrievalInnerSpec, readonly drop: number,
+    private readonly moduleWindow: number,
   ) {
     if (!(drop > 1)) throw new Error(`retrieval drop ${drop}: expected a number > 1 (times the median step)`);
   }
@@ -52,7 +53,9 @@ export class RetrievalMemory implements MemoryStrategy {
   sessionStarts(): number[] {
     const starts = this.features.length > 0 ? [0] : [];
     this.steps.forEach((s, i) => {
-      const around = [...this.steps.slice(Math.max(0, i - NEIGHBOURS), i), ...this.steps.slice(i + 1, i + 1 + NEIGHBOURS)];
+      const around = [
+        ...this.steps.slice(Math.max(0, i - NEIGHBOURS), i), ...this.steps.slice(i + 1, i + 1 + NEIGHBOURS),
+      ];
       if (s > MIN_STEP && (around.length === 0 || s > this.drop * median(around))) starts.push(i + 1);
     });
     return starts;
@@ -125,7 +128,9 @@ function squaredDistance(a: Float32Array, b: Float32Array): number {
  * Boundary precision and recall of a split against the true session starts (index 0 is no boundary):
  * a predicted boundary is right when a true one lies within `tolerance` frames, each true one matched once.
  */
-export function boundaryScores(predicted: readonly number[], truth: readonly number[], tolerance = 1): { precision: number; recall: number } {
+export function boundaryScores(
+  predicted: readonly number[], truth: readonly number[], tolerance = 1,
+): { precision: number; recall: number } {
   const p = predicted.filter((i) => i > 0), t = truth.filter((i) => i > 0);
   const used = new Set<number>();
   let hits = 0;

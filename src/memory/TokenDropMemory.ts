@@ -73,7 +73,9 @@ export class TokenDropMemory implements MemoryStrategy {
   private dim: number | null = null;
   private read: MemoryInputs | null = null;
   /** The read tensors and the token in each slot, reused from one update to the next. */
-  private buffers: { dim: number; features: Float32Array; positions: Int32Array; mask: Float32Array; slots: Scored[] } | null = null;
+  private buffers: {
+    dim: number; features: Float32Array; positions: Int32Array; mask: Float32Array; slots: Scored[];
+  } | null = null;
 
   constructor(readonly spec: { budget: number; stride: number; kept: number; grid: number }) {
     const { budget, stride, kept, grid } = spec;
@@ -159,7 +161,10 @@ export class TokenDropMemory implements MemoryStrategy {
     const b = this.spec.budget, d = this.dim ?? 0;
     const chosen = topTokens(this.heap.items, b).sort((x, y) => orderOf(x) - orderOf(y));
     if (!this.buffers || this.buffers.dim !== d) {
-      this.buffers = { dim: d, features: new Float32Array(b * d), positions: new Int32Array(b * 3), mask: new Float32Array(b), slots: [] };
+      this.buffers = {
+        dim: d, features: new Float32Array(b * d), positions: new Int32Array(b * 3), mask: new Float32Array(b),
+        slots: [],
+      };
     }
     const { features, positions, mask, slots } = this.buffers;
     const slotOf = new Map(slots.map((t, i) => [t, i]));
@@ -195,7 +200,9 @@ export class TokenDropMemory implements MemoryStrategy {
     }
     const d = (v.height / g) * (v.width / g) * v.channels;
     if (this.dim === null) this.dim = d;
-    else if (this.dim !== d) throw new Error(`tokendrop: ${where} gives ${d} values per patch, the history ${this.dim}`);
+    else if (this.dim !== d) {
+      throw new Error(`tokendrop: ${where} gives ${d} values per patch, the history ${this.dim}`);
+    }
   }
 }
 

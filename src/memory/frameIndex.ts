@@ -47,7 +47,9 @@ export class FrameIndex {
     }
     const sum = new Float64Array(d);
     features.forEach((f, i) => {
-      if (f.length !== d) throw new Error(`frame index: session ${id} frame ${i} has ${f.length} values, expected ${d}`);
+      if (f.length !== d) {
+        throw new Error(`frame index: session ${id} frame ${i} has ${f.length} values, expected ${d}`);
+      }
       this.matrix.set(f, (this.rows + i) * d);
       for (let k = 0; k < d; k++) sum[k]! += f[k]!;
     });
@@ -65,7 +67,10 @@ export class FrameIndex {
   sessionFeatures(id: string): Float32Array[] {
     const e = this.byId.get(id);
     if (!e) throw new Error(`frame index: no session ${id}`);
-    return Array.from({ length: e.count }, (_, i) => this.matrix.slice((e.start + i) * this.dim, (e.start + i + 1) * this.dim));
+    return Array.from(
+      { length: e.count },
+      (_, i) => this.matrix.slice((e.start + i) * this.dim, (e.start + i + 1) * this.dim),
+    );
   }
 
   /** The nearest frame to `q` outside the sessions in `exclude`, or null. */

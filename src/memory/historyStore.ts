@@ -84,9 +84,14 @@ export class HistoryStore {
     }
   }
 
-  /** Opens a store to read (a distractor pool): no lock, no clean-up, no new sessions. Throws naming a missing store. */
+  /**
+   * Opens a store to read (a distractor pool): no lock, no clean-up, no new sessions.
+   * Throws naming a missing store.
+   */
   static async openToRead(dir: string, featureDim: number): Promise<HistoryStore> {
-    if (!existsSync(join(dir, SESSIONS))) throw new Error(`history store ${dir}: no ${SESSIONS}/ folder (not a history store)`);
+    if (!existsSync(join(dir, SESSIONS))) {
+      throw new Error(`history store ${dir}: no ${SESSIONS}/ folder (not a history store)`);
+    }
     return HistoryStore.load(dir, featureDim, true);
   }
 
@@ -99,7 +104,9 @@ export class HistoryStore {
       const rows = await parquetReadObjects({ file: await asyncBufferFromFile(file), columns: COLUMNS });
       const features = rows.map((r, i) => {
         const f = r.feature as number[];
-        if (f.length !== featureDim) throw new Error(`${file}: row ${i} feature has ${f.length} values, the store ${featureDim}`);
+        if (f.length !== featureDim) {
+          throw new Error(`${file}: row ${i} feature has ${f.length} values, the store ${featureDim}`);
+        }
         return Float32Array.from(f);
       });
       if (rows.length === 0) continue;
@@ -160,12 +167,15 @@ export class SessionWriter {
   private readonly frames: StoredFrame[] = [];
   private done = false;
 
-  constructor(private readonly store: HistoryStore, readonly id: string, private readonly info: { kind: string; task: string }) {}
+  constructor(
+    private readonly store: HistoryStore, readonly id: string, private readonly info: { kind: string; task: string },
+  ) {}
 
   append(frame: StoredFrame): void {
     if (this.done) throw new Error(`history session ${this.id}: append after close`);
     if (frame.feature.length !== this.store.featureDim) {
-      throw new Error(`history session ${this.id}: feature has ${frame.feature.length} values, the store ${this.store.featureDim}`);
+      throw new Error(`history session ${this.id}: feature has ${frame.feature.length} values, `
+        + `the store ${this.store.featureDim}`);
     }
     this.frames.push({ ...frame, feature: Float32Array.from(frame.feature) });
   }
@@ -203,7 +213,8 @@ export class SessionWriter {
       throw new Error(`history store: writing ${final}: ${(err as Error).message}`);
     }
     const info: SessionInfo = {
-      id: this.id, kind: this.info.kind, task: this.info.task, frames: f.length, startNs: f[0]!.stampNs, endNs: f.at(-1)!.stampNs,
+      id: this.id, kind: this.info.kind, task: this.info.task, frames: f.length,
+      startNs: f[0]!.stampNs, endNs: f.at(-1)!.stampNs,
     };
     this.store.settle(this, info, f.map((x) => x.feature));
     return info;

@@ -1,6 +1,7 @@
 /** Memory layer public surface: the MemoryStrategy seam, its spec and factory, and the strategies. */
 export type {
-  FrameMeta, MemoryInputs, MemoryOp, MemorySpec, MemoryStrategy, ResetScope, RetrievalInnerSpec, TokenInputs, ViewPixels,
+  FrameMeta, MemoryInputs, MemoryOp, MemorySpec, MemoryStrategy, ResetScope, RetrievalInnerSpec, TokenInputs,
+  ViewPixels,
 } from "./types.js";
 export { createMemoryStrategy, MEMORY_KINDS } from "./createMemoryStrategy.js";
 export { frameSamplingIndices } from "./frameSampling.js";

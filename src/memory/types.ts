@@ -83,7 +83,10 @@ export type MemorySpec =
   | { kind: "retrieval"; inner: RetrievalInnerSpec; drop: number };
 
 /** What retrieval feeds its retrieved session to: a strategy over features alone. */
-export type RetrievalInnerSpec = { kind: "framesamp"; frames: number } | { kind: "mem0"; window: number } | { kind: "none" };
+export type RetrievalInnerSpec =
+  | { kind: "framesamp"; frames: number }
+  | { kind: "mem0"; window: number }
+  | { kind: "none" };
 
 /**
  * What a policy remembers, behind one seam. Per tick the policy calls `write` with the tick's

@@ -20,12 +20,15 @@ export class HistoryTap {
   private episode: EpisodeInfo | null = null;
   private step = 0;
 
-  private constructor(private readonly store: HistoryStore, private readonly source: Mem0Policy, private readonly events: EventLog) {}
+  private constructor(
+    private readonly store: HistoryStore, private readonly source: Mem0Policy, private readonly events: EventLog,
+  ) {}
 
   /** Opens the store at `dir` for `policy`'s features. Throws naming a policy without features, or a store in use. */
   static async open(dir: string, policy: Policy, events: EventLog): Promise<HistoryTap> {
     if (!(policy instanceof Mem0Policy)) {
-      throw new Error(`history ${dir}: policy ${policy.spec.name} is not an in-process Mem-0 bundle (its features stay on its server)`);
+      throw new Error(`history ${dir}: policy ${policy.spec.name} is not an in-process Mem-0 bundle `
+        + "(its features stay on its server)");
     }
     const { store, discarded } = await HistoryStore.open(dir, policy.featureDim);
     if (discarded.length > 0) events.emit({ event: "history_discarded", store: dir, files: discarded });

@@ -14,13 +14,15 @@ import type { EventLog } from "./eventLog.js";
 
 export class DistractorFeed {
   private constructor(
-    private readonly pool: HistoryStore, private readonly policy: Mem0Policy, readonly k: number, readonly frames: number,
+    private readonly pool: HistoryStore, private readonly policy: Mem0Policy,
+    readonly k: number, readonly frames: number,
   ) {}
 
   /** Opens the pool to read. Throws naming a policy without features, a missing store or one of other features. */
   static async open(o: { pool: string; k: number; frames: number }, policy: Policy): Promise<DistractorFeed> {
     if (!(policy instanceof Mem0Policy)) {
-      throw new Error(`interference: policy ${policy.spec.name} is not an in-process Mem-0 bundle (stored features cannot reach its memory)`);
+      throw new Error(`interference: policy ${policy.spec.name} is not an in-process Mem-0 bundle `
+        + "(stored features cannot reach its memory)");
     }
     return new DistractorFeed(await HistoryStore.openToRead(o.pool, policy.featureDim), policy, o.k, o.frames);
   }
@@ -29,10 +31,12 @@ export class DistractorFeed {
   async feed(events: EventLog, task: string, seed: number): Promise<void> {
     const others = this.pool.sessions().filter((s) => s.task !== task);
     if (others.length < this.k) {
-      throw new Error(`interference k=${this.k}: the pool ${this.pool.dir} holds ${others.length} session(s) of tasks other than ${task}`);
+      throw new Error(`interference k=${this.k}: the pool ${this.pool.dir} holds ${others.length} session(s) `
+        + `of tasks other than ${task}`);
     }
     const rand = mulberry32(seed);
-    const order = others.map((s) => ({ s, key: rand() })).sort((a, b) => a.key - b.key).slice(0, this.k).map((x) => x.s);
+    const order = others.map((s) => ({ s, key: rand() })).sort((a, b) => a.key - b.key)
+      .slice(0, this.k).map((x) => x.s);
     const features = order.flatMap((s) => {
       const all = this.pool.features(s.id);
       return frameSamplingIndices(all.length - 1, this.frames).map((i) => all[i]!);

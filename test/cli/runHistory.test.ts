@@ -21,11 +21,15 @@ async function run(out: string, episodes: number, args: string[]): Promise<Ev[]>
   return readFileSync(join(out, "events.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Ev);
 }
 
-test("each episode and each demonstration becomes a stored session; a later run adds to the store", { timeout: 240_000 }, async () => {
+test("each episode and each demonstration becomes a stored session; a later run adds to the store", {
+  timeout: 240_000,
+}, async () => {
   const store = join(root, "store");
   const first = await run(join(root, "a"), 2, ["--history", store]);
   const stored = first.filter((e) => e.event === "history_session");
-  assert.deepEqual(stored.map((e) => [e.id, e.kind, e.frames]), [["000000-put-back-block", "episode", 4], ["000001-put-back-block", "episode", 4]]);
+  assert.deepEqual(stored.map((e) => [e.id, e.kind, e.frames]), [
+    ["000000-put-back-block", "episode", 4], ["000001-put-back-block", "episode", 4],
+  ]);
   const ends = first.map((e, i) => [e.event, i] as const).filter(([e]) => e === "episode_end").map(([, i]) => i);
   assert.ok(first.findIndex((e) => e.event === "history_session") > ends[0]!, "stored once its episode ended");
 
@@ -49,13 +53,17 @@ test("each episode and each demonstration becomes a stored session; a later run 
 });
 
 test("--history with --jobs 2 is refused: one process writes a store", { timeout: 60_000 }, async () => {
-  const r = startRun(join(root, "jobs"), "policies/test-tiny", 2, { args: ["--history", join(root, "jobs-store"), "--jobs", "2"] });
+  const r = startRun(join(root, "jobs"), "policies/test-tiny", 2, {
+    args: ["--history", join(root, "jobs-store"), "--jobs", "2"],
+  });
   const exit = await r.exited;
   assert.equal(exit.code, 2);
   assert.match(exit.stderr, /one process at a time writes the history store .*jobs-store: run without --jobs 2/);
 });
 
-test("--interference K draws K sessions of other tasks from the pool into memory before each episode", { timeout: 240_000 }, async () => {
+test("--interference K draws K sessions of other tasks from the pool into memory before each episode", {
+  timeout: 240_000,
+}, async () => {
   const pool = join(root, "pool");
   await run(join(root, "p"), 2, ["--history", pool, "--task", "swap-blocks"]);
   const events = await run(join(root, "q"), 2, ["--interference", "2", "--distractor-pool", pool]);
@@ -68,8 +76,13 @@ test("--interference K draws K sessions of other tasks from the pool into memory
   const firstTick = events.find((e) => e.event === "first_chunk");
   assert.ok(events.indexOf(drawn[0]!) < events.indexOf(firstTick!), "the distractors are in before the first act");
 
-  const r = startRun(join(root, "r"), "policies/test-tiny", 1, { args: ["--interference", "3", "--distractor-pool", pool] });
+  const r = startRun(join(root, "r"), "policies/test-tiny", 1, {
+    args: ["--interference", "3", "--distractor-pool", pool],
+  });
   const exit = await r.exited;
   assert.equal(exit.code, 1);
-  assert.match(exit.stderr, /interference k=3: the pool .*pool holds 2 session\(s\) of tasks other than put-back-block/);
+  assert.match(
+    exit.stderr,
+    /interference k=3: the pool .*pool holds 2 session\(s\) of tasks other than put-back-block/,
+  );
 });

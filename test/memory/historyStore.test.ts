@@ -19,7 +19,8 @@ after(() => rmSync(tmp, { recursive: true, force: true }));
 
 const D = 8;
 const rand = mulberry32(11);
-const vec = (center: number, spread: number) => Float32Array.from({ length: D }, () => center + spread * (rand() * 2 - 1));
+const vec = (center: number, spread: number) =>
+  Float32Array.from({ length: D }, () => center + spread * (rand() * 2 - 1));
 
 test("sessions are stored whole, reopened in order with their features; an empty session stores nothing", async () => {
   const dir = join(tmp, "reopen");
@@ -30,8 +31,13 @@ test("sessions are stored whole, reopened in order with their features; an empty
     const w = store.beginSession({ kind: s === 0 ? "demonstration" : "episode", task });
     assert.throws(() => store.beginSession({ kind: "episode", task: "x" }), /session .* is still open/);
     const frames = Array.from({ length: 5 + s }, () => vec(s, 0.1));
-    frames.forEach((feature, i) => w.append({ feature, step: i, stampNs: BigInt(100 + i), thumbnailJpeg: Uint8Array.of(0xff, 0xd8, s) }));
-    assert.throws(() => w.append({ feature: new Float32Array(3), step: 9, stampNs: 0n, thumbnailJpeg: new Uint8Array() }), /3 values, the store 8/);
+    frames.forEach((feature, i) => w.append({
+      feature, step: i, stampNs: BigInt(100 + i), thumbnailJpeg: Uint8Array.of(0xff, 0xd8, s),
+    }));
+    assert.throws(
+      () => w.append({ feature: new Float32Array(3), step: 9, stampNs: 0n, thumbnailJpeg: new Uint8Array() }),
+      /3 values, the store 8/,
+    );
     w.close();
     written.push(frames);
   }
@@ -43,7 +49,10 @@ test("sessions are stored whole, reopened in order with their features; an empty
   ]);
   assert.deepEqual(again.features("000001-move-cube"), written[1]);
   assert.equal(again.beginSession({ kind: "episode", task: "next" }).id, "000002-next", "numbering goes on");
-  await assert.rejects(HistoryStore.open(dir, D + 1), /000000-video-unmask\.parquet: row 0 feature has 8 values, the store 9/);
+  await assert.rejects(
+    HistoryStore.open(dir, D + 1),
+    /000000-video-unmask\.parquet: row 0 feature has 8 values, the store 9/,
+  );
 });
 
 test("the nearest frame is exact: the same as a full scan over 60 sessions, with and without excluded sessions", () => {
@@ -80,7 +89,9 @@ test("a half-written session left by a crash is removed at open and named", asyn
 
 test("kill -9 while appending loses at most the open session", { timeout: 60_000 }, async () => {
   const dir = join(tmp, "kill");
-  const child = spawn(process.execPath, ["--import", "tsx", "test/fakes/historyAppender.ts", dir], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "test/fakes/historyAppender.ts", dir], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const stored: string[] = [];
   let open = "";
   await new Promise<void>((resolve, reject) => {
@@ -104,7 +115,11 @@ test("kill -9 while appending loses at most the open session", { timeout: 60_000
   for (const id of stored) assert.ok(ids.includes(id), `stored session ${id} survived`);
   assert.ok(!ids.includes(open) || ids.length === stored.length + 1, "the open session is absent (or complete)");
   assert.ok(store.sessions().every((s) => s.frames === 32), "every session whole");
-  assert.deepEqual(readdirSync(join(dir, "sessions")).filter((n) => !n.endsWith(".parquet")), [], "nothing half-written left");
+  assert.deepEqual(
+    readdirSync(join(dir, "sessions")).filter((n) => !n.endsWith(".parquet")),
+    [],
+    "nothing half-written left",
+  );
 });
 
 const noPyarrow = missingPython(VENV_PYTHON, ["pyarrow.parquet"]);
@@ -113,31 +128,43 @@ test("pyarrow reads the store's sessions as one dataset", { skip: noPyarrow ?? f
   const { store } = await HistoryStore.open(dir, D);
   for (let s = 0; s < 2; s++) {
     const w = store.beginSession({ kind: "episode", task: "press-button" });
-    for (let i = 0; i < 3; i++) w.append({ feature: vec(s, 0), step: i, stampNs: BigInt(i), thumbnailJpeg: Uint8Array.of(1, 2, i) });
+    for (let i = 0; i < 3; i++) {
+      w.append({ feature: vec(s, 0), step: i, stampNs: BigInt(i), thumbnailJpeg: Uint8Array.of(1, 2, i) });
+    }
     w.close();
   }
   const out = runPython(VENV_PYTHON, [
     "import sys, json, pyarrow.dataset as ds",
-    "t = ds.dataset(sys.argv[1], format='parquet').to_table().sort_by([('session', 'ascending'), ('step', 'ascending')])",
+    "t = ds.dataset(sys.argv[1], format='parquet').to_table()"
+      + ".sort_by([('session', 'ascending'), ('step', 'ascending')])",
     "print(json.dumps({'rows': t.num_rows, 'columns': t.column_names, 'types': [str(f.type) for f in t.schema],",
-    "  'sessions': sorted(set(t['session'].to_pylist())), 'feature': t['feature'][3].as_py(), 'thumb': list(t['thumbnail'][2].as_py())}))",
+    "  'sessions': sorted(set(t['session'].to_pylist())), 'feature': t['feature'][3].as_py(),"
+      + " 'thumb': list(t['thumbnail'][2].as_py())}))",
   ].join("\n"), [join(dir, "sessions")]);
-  const got = JSON.parse(out) as { rows: number; columns: string[]; types: string[]; sessions: string[]; feature: number[]; thumb: number[] };
+  const got = JSON.parse(out) as {
+    rows: number; columns: string[]; types: string[]; sessions: string[]; feature: number[]; thumb: number[];
+  };
   assert.equal(got.rows, 6);
   assert.deepEqual(got.columns, ["session", "kind", "task", "step", "stamp_ns", "feature", "thumbnail"]);
-  assert.deepEqual(got.types, ["string", "string", "string", "int64", "int64", "list<element: float not null>", "binary"]);
+  assert.deepEqual(got.types, [
+    "string", "string", "string", "int64", "int64", "list<element: float not null>", "binary",
+  ]);
   assert.deepEqual(got.sessions, ["000000-press-button", "000001-press-button"]);
   assert.deepEqual(got.feature, Array.from(store.features("000001-press-button")[0]!));
   assert.deepEqual(got.thumb, [1, 2, 2]);
 });
 
-test("one process at a time: a live holder's lock is refused by pid, a dead one's taken over, close releases", async () => {
+test("one process at a time: a live holder's lock is refused by pid, a dead one's taken over, "
+  + "close releases", async () => {
   const dir = join(tmp, "lock");
   const { store } = await HistoryStore.open(dir, D);
   store.close();
   assert.ok(!existsSync(join(dir, ".lock")), "close releases the lock");
   writeFileSync(join(dir, ".lock"), String(process.ppid));
-  await assert.rejects(HistoryStore.open(dir, D), new RegExp(`history store .*lock is open in process ${process.ppid} \\(one writer at a time\\)`));
+  await assert.rejects(
+    HistoryStore.open(dir, D),
+    new RegExp(`history store .*lock is open in process ${process.ppid} \\(one writer at a time\\)`),
+  );
   writeFileSync(join(dir, ".lock"), "999999999");
   const again = await HistoryStore.open(dir, D);
   assert.equal(readFileSync(join(dir, ".lock"), "utf8"), String(process.pid));

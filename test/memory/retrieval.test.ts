@@ -22,7 +22,9 @@ test("retrieval splits 8 drifting sessions at their starts and retrieves the dem
   history.forEach((f, step) => memory.write(f, step, { stampNs: BigInt(step) }));
   assert.deepEqual(memory.sessionStarts(), [0, 32, 64, 96, 128, 160, 192, 224, 256]);
   const selection = memory.selection();
-  assert.deepEqual(selection, [...Array.from({ length: 32 }, (_, i) => i), ...Array.from({ length: 10 }, (_, i) => 256 + i)]);
+  assert.deepEqual(selection, [
+    ...Array.from({ length: 32 }, (_, i) => i), ...Array.from({ length: 10 }, (_, i) => 256 + i),
+  ]);
   const inputs = memory.inputs();
   assert.equal(inputs.windowMask.reduce((a, b) => a + b, 0), 32, "FrameSamp's 32 slots over the 42 frames");
 });

@@ -22,7 +22,11 @@ interface Expected { step: number; anchor?: number | null; window?: number[]; to
 interface Case { name: string; strategy: { kind: string } & Record<string, unknown>; ops: Op[]; expected: Expected[] }
 interface FrameSampling { t: number; frames: number; indices: number[] }
 
-const doc = JSON.parse(readFileSync(FILE, "utf8")) as { description: string; cases: Case[]; frame_sampling: FrameSampling[] };
+const doc = JSON.parse(readFileSync(FILE, "utf8")) as {
+  description: string;
+  cases: Case[];
+  frame_sampling: FrameSampling[];
+};
 /** The window slots a `none` strategy is asked to fill (any size: all padding). */
 const NONE_WINDOW = 2;
 
@@ -71,11 +75,14 @@ function asTokens(inp: MemoryInputs, levels: Map<number, number[][]>, budget: nu
 
 test("frame sampling agrees with numpy's linspace(0, t, n) cast to int32 (the vectors' frame_sampling table)", () => {
   assert.ok(doc.frame_sampling.length >= 5);
-  for (const { t, frames, indices } of doc.frame_sampling) assert.deepEqual(frameSamplingIndices(t, frames), indices, `t=${t} n=${frames}`);
+  for (const { t, frames, indices } of doc.frame_sampling) {
+    assert.deepEqual(frameSamplingIndices(t, frames), indices, `t=${t} n=${frames}`);
+  }
 });
 
 /** A write's feature: the case's own (retrieval splits on them), else step-valued [step, step + 0.5]. */
-const featureOf = (op: { step: number; feature?: number[] }) => Float32Array.from(op.feature ?? [op.step, op.step + 0.5]);
+const featureOf = (op: { step: number; feature?: number[] }) =>
+  Float32Array.from(op.feature ?? [op.step, op.step + 0.5]);
 
 /** Features written since the last reset, by step: what a slot maps back to. */
 let written = new Map<number, Float32Array>();

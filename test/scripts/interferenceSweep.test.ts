@@ -16,21 +16,29 @@ after(() => rmSync(root, { recursive: true, force: true }));
 
 const tsx = (args: string[]) => spawnSync(process.execPath, ["--import", "tsx", ...args], { encoding: "utf8" });
 
-test("a 1 x 2 grid plus the no-history baseline: run folders, grid.md, grid.json, compare/", { timeout: 300_000 }, () => {
+test("a 1 x 2 grid plus the no-history baseline: run folders, grid.md, grid.json, compare/", {
+  timeout: 300_000,
+}, () => {
   const pool = join(root, "pool"), out = join(root, "sweep");
-  const stored = tsx(["src/cli.ts", "run", "launch/sim-x-one.yaml", "--policy", "policies/test-tiny", "--task", "swap-blocks",
-    "--episodes", "1", "--max-steps", "3", "--no-record", "--history", pool, "--out", join(root, "pool-run")]);
+  const stored = tsx([
+    "src/cli.ts", "run", "launch/sim-x-one.yaml", "--policy", "policies/test-tiny", "--task", "swap-blocks",
+    "--episodes", "1", "--max-steps", "3", "--no-record", "--history", pool, "--out", join(root, "pool-run"),
+  ]);
   assert.equal(stored.status, 0, stored.stderr);
   const r = tsx(["scripts/interferenceSweep.ts", "--config", "launch/sim-x-one.yaml", "--policy", "policies/test-tiny",
     "--tasks", "put-back-block", "--strategies", "framesamp", "--k", "0,1", "--pool", pool, "--episodes", "1",
     "--out", out, "--", "--max-steps", "3", "--no-record"]);
   assert.equal(r.status, 0, r.stderr);
-  for (const cell of ["none/k0", "framesamp/k0", "framesamp/k1"]) assert.ok(existsSync(join(out, "put-back-block", cell, "summary.json")), cell);
+  for (const cell of ["none/k0", "framesamp/k0", "framesamp/k1"]) {
+    assert.ok(existsSync(join(out, "put-back-block", cell, "summary.json")), cell);
+  }
   const grid = readFileSync(join(out, "grid.md"), "utf8");
   assert.match(grid, /## put-back-block\n\n\| strategy \| k = 0 \| k = 1 \|/);
   assert.match(grid, /\| no history \| 0\/1 \(0 %-79\.4 %\) \|  \|/);
   assert.match(grid, /## All tasks/);
-  const cells = (JSON.parse(readFileSync(join(out, "grid.json"), "utf8")) as { cells: Array<{ strategy: string; k: number }> }).cells;
+  const { cells } = JSON.parse(readFileSync(join(out, "grid.json"), "utf8")) as {
+    cells: Array<{ strategy: string; k: number }>;
+  };
   assert.deepEqual(cells.map((c) => `${c.strategy}/${c.k}`), ["none/0", "framesamp/0", "framesamp/1"]);
   const events = readFileSync(join(out, "put-back-block", "framesamp", "k1", "events.jsonl"), "utf8");
   assert.match(events, /"event":"interference","k":1,"sessions":\["000000-swap-blocks"\]/);

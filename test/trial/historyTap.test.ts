@@ -13,7 +13,8 @@ test("a policy that is not an in-process Mem-0 bundle is refused, naming it and 
   try {
     const remote = { spec: { name: "mem0-remote" } } as unknown as Policy;
     await assert.rejects(HistoryTap.open(dir, remote, new EventLog({ nowNs: () => 0n })),
-      new RegExp(`history ${dir}: policy mem0-remote is not an in-process Mem-0 bundle \\(its features stay on its server\\)`));
+      new RegExp(`history ${dir}: policy mem0-remote is not an in-process Mem-0 bundle `
+        + `\\(its features stay on its server\\)`));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
