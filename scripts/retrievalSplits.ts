@@ -49,7 +49,7 @@ for (const file of files) {
   const line = lines.map((l) => JSON.parse(l) as { file: string; task: string }).find((l) => file.endsWith(l.file));
   if (!line) throw new Error(`${file}: not listed in the episodes.jsonl beside its folder`);
   const task = line.task;
-  const demo = await (await mcapDemonstration(file, inputs)).load();
+  const demo = await (await mcapDemonstration(file, inputs)).load(task, 0, 0);
   const frames = demo.frames.map((f) => f.observation);
   const kept = frameSamplingIndices(frames.length - 1, SESSION).map((i) => frames[i]!);
   const features = embedding === "pixels"

@@ -38,12 +38,13 @@ type FaultAt = (op: RoboMMERequest["op"], n: number) => RoboMMEFault | null;
 type Body = (p: RoboMMEPolicy, s: FakeRoboMMEServer, faults: string[]) => Promise<void>;
 
 /** The shipped bundle (timeout_ms 300 for the fault tests) against a fresh stand-in server. */
-async function withPolicy(fault: FaultAt | undefined, body: Body, delayMs = 0): Promise<void> {
+async function withPolicy(fault: FaultAt | undefined, body: Body, delayMs = 0, prefetch = true): Promise<void> {
   const server = new FakeRoboMMEServer({ fault, delayMs });
   await server.start();
   const faults: string[] = [];
   const { manifest } = loadRemoteManifest(`${BUNDLE}/policy.yaml`);
-  const policy = new RoboMMEPolicy({ ...manifest, timeout_ms: 300 }, `${BUNDLE}/policy.yaml`, {
+  const latency = { ...manifest.latency, prefetch };
+  const policy = new RoboMMEPolicy({ ...manifest, latency, timeout_ms: 300 }, `${BUNDLE}/policy.yaml`, {
     robot, url: server.url, onProgress: () => undefined,
     onRemoteEvent: (e) => {
       if (e.kind === "fault") faults.push(e.reason);
@@ -100,7 +101,7 @@ test("reset, a demonstration, observe and act send RoboMME's flags, shapes, dtyp
     const fourth = s.of("add_buffer")[3]!;
     assert.deepEqual([shape(fourth.images)[1], fourth.exec_start_idx], [[16, 1, 256, 256, 3], 0]);
     assert.equal(s.of("infer").length, 2);
-  });
+  }, 0, false); // no prefetch: a loaded machine's measured round trip would send the next infer a tick early
 });
 
 test("an episode without a demonstration sends exec_start_idx 0; reset clears what was unsent", async () => {
