@@ -3,8 +3,7 @@
  * Every frame written since the reset is kept. The history is split into sessions where the cosine
  * similarity of adjacent frames drops sharply: a step's dissimilarity (1 - cos) above `drop` times
  * the median of the NEIGHBOURS steps on each side, and above MIN_STEP (so a still camera's noise
- * never splits). The
- * last session is the one being lived (it holds the current frame); of the others, the one holding
+ * never splits). The last session is the one being lived (it holds the current frame); of the others, the one holding
  * the frame nearest the current one (squared L2) is retrieved. The inner strategy then sees only the
  * retrieved session followed by the current one, rebuilt every tick. Ground-truth session ids are
  * never read (FrameMeta carries none); `sessionStarts()` exposes the split to compare with them.
