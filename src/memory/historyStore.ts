@@ -1,20 +1,19 @@
 /**
  * The history store: memory that outlives episodes and processes (a robot's days of sessions).
  * A session (a demonstration, a finished episode) is appended as it happens and stored, once it
- * ends, as one Parquet file `sessions/<seq>-<task>.parquet` (columns: session, kind, task, step,
- * stamp_ns, feature list<float32>, thumbnail binary JPEG), which pyarrow, DuckDB and pandas read as
- * one dataset. The file is written beside its final name and renamed after an fsync, so a crash
- * (kill -9, power) loses at most the open session; `open` removes what such a crash left.
+ * ends, as one Parquet file `sessions/<seq>-<task>.parquet` (sessionFile.ts), which pyarrow, DuckDB
+ * and pandas read as one dataset. The file is written beside its final name and renamed after an
+ * fsync, so a crash (kill -9, power) loses at most the open session; `open` removes what such a crash
+ * left, and names a file damaged later (its checksum).
  * Opening loads every feature into an in-memory index (FrameIndex) for exact nearest-frame queries.
  * One process holds a store at a time (`.lock` with its pid; a dead holder's lock is taken over).
  */
 import {
-  closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync,
+  closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync,
 } from "node:fs";
 import { join } from "node:path";
-import { asyncBufferFromFile, parquetReadObjects } from "hyparquet";
-import { parquetWriteFile } from "hyparquet-writer";
 import { FrameIndex, type Nearest } from "./frameIndex.js";
+import { readSession, syncFile, writeSessionFile } from "./sessionFile.js";
 
 /** What a stored session is. */
 export interface SessionInfo {
@@ -40,18 +39,6 @@ export interface StoredFrame {
 const SESSIONS = "sessions";
 const SUFFIX = ".parquet";
 const PARTIAL = ".partial";
-const COLUMNS = ["session", "kind", "task", "step", "stamp_ns", "feature"];
-const text = (name: string) => ({ name, type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: "REQUIRED" });
-const int64 = (name: string) => ({ name, type: "INT64", repetition_type: "REQUIRED" });
-/** The session file's Parquet schema: feature is Arrow list<float32>, thumbnail binary. */
-const SCHEMA = [
-  { name: "root", num_children: 7 }, text("session"), text("kind"), text("task"), int64("step"), int64("stamp_ns"),
-  { name: "feature", repetition_type: "REQUIRED", converted_type: "LIST", num_children: 1 },
-  { name: "list", repetition_type: "REPEATED", num_children: 1 },
-  { name: "element", type: "FLOAT", repetition_type: "REQUIRED" },
-  { name: "thumbnail", type: "BYTE_ARRAY", repetition_type: "REQUIRED" },
-];
-
 /** A task id as it may appear in a file name. */
 const fileSafe = (s: string) => s.replace(/[^A-Za-z0-9_-]+/g, "_").slice(0, 64) || "session";
 
@@ -101,7 +88,7 @@ export class HistoryStore {
     const store = new HistoryStore(dir, featureDim, new FrameIndex(featureDim), readOnly);
     for (const name of names.filter((n) => n.endsWith(SUFFIX))) {
       const file = join(folder, name);
-      const rows = await parquetReadObjects({ file: await asyncBufferFromFile(file), columns: COLUMNS });
+      const rows = await readSession(file);
       const features = rows.map((r, i) => {
         const f = r.feature as number[];
         if (f.length !== featureDim) {
@@ -192,19 +179,7 @@ export class SessionWriter {
     const folder = join(this.store.dir, SESSIONS);
     const final = join(folder, this.id + SUFFIX), partial = join(folder, `.${this.id}${PARTIAL}`);
     try {
-      parquetWriteFile({
-        filename: partial, schema: SCHEMA as never,
-        columnData: [
-          { name: "session", data: f.map(() => this.id) },
-          { name: "kind", data: f.map(() => this.info.kind) },
-          { name: "task", data: f.map(() => this.info.task) },
-          { name: "step", data: f.map((x) => BigInt(x.step)) },
-          { name: "stamp_ns", data: f.map((x) => x.stampNs) },
-          { name: "feature", data: f.map((x) => Array.from(x.feature)) },
-          { name: "thumbnail", data: f.map((x) => x.thumbnailJpeg) },
-        ],
-      });
-      syncFile(partial);
+      writeSessionFile(partial, this.id, this.info, f);
       renameSync(partial, final);
       syncFile(folder);
     } catch (err) {
@@ -263,9 +238,4 @@ function alive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === "EPERM";
   }
-}
-
-function syncFile(path: string): void {
-  const fd = openSync(path, "r");
-  try { fsyncSync(fd); } finally { closeSync(fd); }
 }

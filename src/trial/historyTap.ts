@@ -3,9 +3,10 @@
  * the policy saw to src/memory/historyStore.ts as it happens. A demonstration becomes one session
  * (kind "demonstration", its frames encoded by the policy's encoder); each episode another (kind
  * "episode"), one frame per observed tick: the feature the policy wrote to memory, the tick's step and
- * stamp, and a 64x48 JPEG thumbnail of the first policy camera. A session is stored when its episode
- * ends (`endSession`), so a crash loses at most the episode running. Only an in-process Mem-0 policy
- * has features to store: a remote one is refused by name.
+ * stamp, and a 64x48 JPEG thumbnail of the first policy camera (encoded off the control tick). A
+ * session is stored when its episode ends (`endSession`), so a crash loses at most the episode running;
+ * a store that fails to write is reported (`history_fault`) and left alone, the run goes on. Only an
+ * in-process Mem-0 policy has features to store: a remote one is refused by name.
  */
 import { HistoryStore, type SessionWriter } from "../memory/index.js";
 import { jpegFromRgb } from "../msgs/image.js";
@@ -15,10 +16,15 @@ import type { EventLog } from "./eventLog.js";
 
 const THUMBNAIL = { width: 64, height: 48, quality: 80 };
 
+/** A frame waiting for its session's end. */
+interface KeptFrame { feature: Float32Array; step: number; stampNs: bigint; thumbnail: Promise<Uint8Array> }
+
 export class HistoryTap {
-  private writer: SessionWriter | null = null;
+  /** The running episode's frames; thumbnails encode off the control tick and are awaited at the session's end. */
+  private frames: KeptFrame[] = [];
   private episode: EpisodeInfo | null = null;
-  private step = 0;
+  /** Set by the first failure: the store is left alone for the rest of the run (a `fault` event says why). */
+  private failed = false;
 
   private constructor(
     private readonly store: HistoryStore, private readonly source: Mem0Policy, private readonly events: EventLog,
@@ -35,15 +41,14 @@ export class HistoryTap {
     return new HistoryTap(store, policy, events);
   }
 
-  /** `inner` (the loop's policy, which may wrap the Mem-0 policy) with every observed frame stored. */
+  /** `inner` (the loop's policy, which may wrap the Mem-0 policy) with every observed frame kept for the store. */
   wrap(inner: Policy): Policy {
     const tap = this;
     return {
       get spec() { return inner.spec; },
       async reset(episode: EpisodeInfo): Promise<void> {
-        tap.endSession();
+        await tap.endSession();
         tap.episode = episode;
-        tap.step = 0;
         await inner.reset(episode);
       },
       resetSession: () => inner.resetSession(),
@@ -54,43 +59,61 @@ export class HistoryTap {
       },
       async observe(obs: PreparedObservation): Promise<ObserveResult> {
         const r = await inner.observe(obs);
-        await tap.append(obs);
+        tap.keep(obs);
         return r;
       },
       act: (): Promise<ActionChunk> => inner.act(),
     };
   }
 
-  /** Stores the running episode's session (at its end; a no-op when none is open). */
-  endSession(): void {
-    const writer = this.writer;
-    this.writer = null;
-    const info = writer?.close();
-    if (info) this.events.emit({ event: "history_session", id: info.id, kind: info.kind, frames: info.frames });
+  /** Stores the running episode's frames as a session (at its end; a no-op when it has none). */
+  async endSession(): Promise<void> {
+    const frames = this.frames;
+    this.frames = [];
+    if (frames.length > 0) await this.storeSession("episode", frames);
   }
 
   /** Stores the open session and releases the store. */
-  close(): void {
-    try { this.endSession(); } finally { this.store.close(); }
+  async close(): Promise<void> {
+    try { await this.endSession(); } finally { this.store.close(); }
   }
 
-  private async append(obs: PreparedObservation): Promise<void> {
-    const feature = this.source.lastFeature;
-    if (!feature) return;
-    this.writer ??= this.store.beginSession({ kind: "episode", task: this.episode?.task ?? "unknown" });
-    this.writer.append({ feature, step: this.step++, stampNs: obs.stampNs, thumbnailJpeg: await this.thumbnail(obs) });
+  /** Keeps the tick's frame (the feature its observe() wrote): no disk and no encode on the control tick. */
+  private keep(obs: PreparedObservation): void {
+    const feature = this.source.writtenFeatures.at(-1);
+    if (feature && !this.failed) this.frames.push(this.frameOf(feature, this.frames.length, obs));
   }
 
+  /** The demonstration's frames as one session, with the features the policy wrote for them (no second encode). */
   private async storeDemonstration(frames: readonly PreparedObservation[]): Promise<void> {
-    const features = await this.source.encodeFrames(frames);
-    const writer = this.store.beginSession({ kind: "demonstration", task: this.episode?.task ?? "unknown" });
-    for (const [i, obs] of frames.entries()) {
-      writer.append({ feature: features[i]!, step: i, stampNs: obs.stampNs, thumbnailJpeg: await this.thumbnail(obs) });
-    }
-    const info = writer.close();
-    if (info) this.events.emit({ event: "history_session", id: info.id, kind: info.kind, frames: info.frames });
+    const features = this.source.writtenFeatures.slice(-frames.length);
+    if (this.failed || features.length !== frames.length) return;
+    await this.storeSession("demonstration", frames.map((obs, i) => this.frameOf(features[i]!, i, obs)));
   }
 
+  private frameOf(feature: Float32Array, step: number, obs: PreparedObservation): KeptFrame {
+    const thumbnail = this.thumbnail(obs);
+    thumbnail.catch(() => {}); // awaited, and a failure reported, when the session is stored
+    return { feature, step, stampNs: obs.stampNs, thumbnail };
+  }
+
+  /**
+   * Writes one session. A failure (a full disk, a thumbnail that would not encode) is a `history_fault`
+   * event naming the store, and the run goes on without it: the history is not what moves the arm.
+   */
+  private async storeSession(kind: string, frames: readonly KeptFrame[]): Promise<void> {
+    if (this.failed) return;
+    const writer = this.store.beginSession({ kind, task: this.episode?.task ?? "unknown" });
+    try {
+      for (const { thumbnail, ...f } of frames) writer.append({ ...f, thumbnailJpeg: await thumbnail });
+      const info = writer.close();
+      if (info) this.events.emit({ event: "history_session", id: info.id, kind: info.kind, frames: info.frames });
+    } catch (err) {
+      writer.abandon();
+      this.failed = true;
+      this.events.emit({ event: "history_fault", store: this.store.dir, reason: (err as Error).message });
+    }
+  }
   /** The first policy camera's image, un-normalized and sampled down to THUMBNAIL, as a JPEG. */
   private thumbnail(obs: PreparedObservation): Promise<Uint8Array> {
     const spec = this.source.spec;

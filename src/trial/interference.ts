@@ -18,22 +18,29 @@ export class DistractorFeed {
     readonly k: number, readonly frames: number,
   ) {}
 
-  /** Opens the pool to read. Throws naming a policy without features, a missing store or one of other features. */
-  static async open(o: { pool: string; k: number; frames: number }, policy: Policy): Promise<DistractorFeed> {
+  /**
+   * Opens the pool to read, before the run's first episode. Throws naming a policy without features, a
+   * missing store, one of other features, or a pool with fewer than k sessions of tasks other than `task`.
+   */
+  static async open(
+    o: { pool: string; k: number; frames: number }, policy: Policy, task: string,
+  ): Promise<DistractorFeed> {
     if (!(policy instanceof Mem0Policy)) {
       throw new Error(`interference: policy ${policy.spec.name} is not an in-process Mem-0 bundle `
         + "(stored features cannot reach its memory)");
     }
-    return new DistractorFeed(await HistoryStore.openToRead(o.pool, policy.featureDim), policy, o.k, o.frames);
-  }
-
-  /** Feeds the episode's k distractors (none of `task`'s family); throws when the pool holds fewer than k. */
-  async feed(events: EventLog, task: string, seed: number): Promise<void> {
-    const others = this.pool.sessions().filter((s) => s.task !== task);
-    if (others.length < this.k) {
-      throw new Error(`interference k=${this.k}: the pool ${this.pool.dir} holds ${others.length} session(s) `
+    const pool = await HistoryStore.openToRead(o.pool, policy.featureDim);
+    const others = pool.sessions().filter((s) => s.task !== task).length;
+    if (others < o.k) {
+      throw new Error(`interference k=${o.k}: the pool ${o.pool} holds ${others} session(s) `
         + `of tasks other than ${task}`);
     }
+    return new DistractorFeed(pool, policy, o.k, o.frames);
+  }
+
+  /** Feeds the episode's k distractors (none of `task`'s family), drawn by `seed`. */
+  async feed(events: EventLog, task: string, seed: number): Promise<void> {
+    const others = this.pool.sessions().filter((s) => s.task !== task);
     const rand = mulberry32(seed);
     const order = others.map((s) => ({ s, key: rand() })).sort((a, b) => a.key - b.key)
       .slice(0, this.k).map((x) => x.s);

@@ -108,7 +108,7 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
     const oraclePlanner = rig.groundTruthTopics && cfg.policy.planner.kind === "oracle" ? new OraclePlanner() : null;
     if (rig.groundTruthTopics) subscribeGroundTruth(bus, oracleEnds, oraclePlanner);
     history = o.run.historyPath ? await HistoryTap.open(o.run.historyPath, policy, events) : null;
-    distractors = o.run.interference ? await DistractorFeed.open(o.run.interference, policy) : null;
+    distractors = o.run.interference ? await DistractorFeed.open(o.run.interference, policy, task.id) : null;
     const wrapped = o.wrapPolicy ? o.wrapPolicy(policy) : policy;
     const loopPolicy = history ? history.wrap(wrapped) : wrapped;
     const demoSource = await demonstrationOf(o, { profile, layout, imageSpecs });
@@ -213,7 +213,7 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
           }));
           step = null;
           progress.show(end.kind, true);
-          history?.endSession();
+          await history?.endSession();
           o.onEpisode?.(record, i);
         } finally {
           await episode?.close();
@@ -242,7 +242,7 @@ export async function runEpisodes(o: RunEpisodesOptions): Promise<RunSummary> {
     throw secrets.redactError(err); // the caller prints it (stderr): a server may have echoed a secret into it
   } finally {
     progress.stop();
-    history?.close();
+    await history?.close();
     distractors?.close();
     await policy?.close(); // before the event log closes: a remote policy logs its disconnect
     await learnedPlanner?.close();

@@ -170,3 +170,38 @@ test("one process at a time: a live holder's lock is refused by pid, a dead one'
   assert.equal(readFileSync(join(dir, ".lock"), "utf8"), String(process.pid));
   again.store.close();
 });
+
+test("a stored session damaged later (a flipped byte) is named at open, with what to do", async () => {
+  const dir = join(tmp, "flipped");
+  const { store } = await HistoryStore.open(dir, D);
+  const w = store.beginSession({ kind: "episode", task: "t" });
+  for (let i = 0; i < 4; i++) {
+    w.append({ feature: vec(0, 1), step: i, stampNs: BigInt(i), thumbnailJpeg: new Uint8Array(8) });
+  }
+  w.close();
+  store.close();
+  const file = join(dir, "sessions", "000000-t.parquet");
+  const bytes = readFileSync(file);
+  bytes[bytes.length - 6]! ^= 0xff; // inside the footer's length: the metadata no longer parses
+  writeFileSync(file, bytes);
+  await assert.rejects(HistoryStore.open(dir, D),
+    /history store: .*000000-t\.parquet is not a readable session file \(.*\); move it out of the store/);
+  // A flipped byte in a feature value still parses: the checksum written with the values names it.
+  bytes[bytes.length - 6]! ^= 0xff;
+  writeFileSync(file, bytes); // the first session whole again
+  const marker = Buffer.from(Float32Array.of(1234.5677490234375).buffer);
+  const { store: again } = await HistoryStore.open(dir, D);
+  const w2 = again.beginSession({ kind: "episode", task: "u" });
+  const feature = Float32Array.from({ length: D }, (_, k) => (k === 3 ? 1234.5677490234375 : k));
+  w2.append({ feature, step: 0, stampNs: 0n, thumbnailJpeg: new Uint8Array(8) });
+  w2.close();
+  again.close();
+  const second = join(dir, "sessions", "000001-u.parquet");
+  const data = readFileSync(second);
+  const at = data.indexOf(marker);
+  assert.ok(at > 0, "the feature value is stored as it is");
+  data[at + 1]! ^= 0x01;
+  writeFileSync(second, data);
+  await assert.rejects(HistoryStore.open(dir, D),
+    /000001-u\.parquet is not a readable session file \(its values do not match the checksum written with them\)/);
+});

@@ -74,8 +74,8 @@ export class Mem0Policy implements Policy {
   private keepMemoryOnEnd = false;
   /** Normalized state for the action head, the robot-units state chunks may be relative to, the summary. */
   private last: { state: Float32Array; robotState: Float64Array; summary: Float32Array } | null = null;
-  /** The image feature the latest observe() wrote to memory (a history store keeps it), or null. */
-  lastFeature: Float32Array | null = null;
+  /** Image features this episode's demonstration frames and ticks wrote to memory, in order (a history store's). */
+  writtenFeatures: Float32Array[] = [];
 
   constructor(private readonly bundle: Mem0Bundle, private readonly opts: Mem0Options = {}) {
     this.m = bundle.loaded.manifest;
@@ -93,7 +93,7 @@ export class Mem0Policy implements Policy {
     };
   }
 
-  /** Values per image feature (what encodeFrames and lastFeature hold). */
+  /** Values per image feature (what encodeFrames and writtenFeatures hold). */
   get featureDim(): number { return this.m.memory.feature_dim; }
 
   /** Execution provider the sessions actually run on. */
@@ -109,7 +109,7 @@ export class Mem0Policy implements Policy {
     this.step = 0;
     this.chunkIndex = 0;
     this.last = null;
-    this.lastFeature = null;
+    this.writtenFeatures = [];
     this.tokens = null;
     this.keepMemoryOnEnd = episode.complexity === "M(1)";
     // M(1) tasks run on the global instruction, so it must tokenize. M(n) ones (the default) get
@@ -143,7 +143,8 @@ export class Mem0Policy implements Policy {
     for (const [i, obs] of frames.entries()) {
       const { state } = this.inputsOf(obs, `demonstration frame ${i}`);
       const enc = await this.encode(obs, state, tokens, `demonstration frame ${i}`);
-      this.emitOps(this.memory.write(enc.image_feature, this.step, { stampNs: obs.stampNs }));
+      this.emitOps(this.memory.write(enc.image_feature!, this.step, { stampNs: obs.stampNs }));
+      this.writtenFeatures.push(enc.image_feature!);
       this.step++;
     }
   }
@@ -179,7 +180,7 @@ export class Mem0Policy implements Policy {
     const { state } = this.inputsOf(obs, "observation");
     const enc = await this.encode(obs, state, this.tokens, "observation");
     const feature = enc.image_feature!;
-    this.lastFeature = feature;
+    this.writtenFeatures.push(feature);
     // Write first: the first tick after a clear attends to its own feature as the anchor.
     this.emitOps(this.memory.write(feature, this.step, { stampNs: obs.stampNs }));
     const mem = this.memory.inputs();
