@@ -1,39 +1,53 @@
 /**
- * A one-arm oracle expert in reactive form for tasks that are a sequence of object goals (place an
- * object at a resting spot, lift an object to a height): the task says, from the twin's ground truth
- * now, which goal is current (`stage`), and every command is decided from the world as it is, so it
- * labels any state a policy reaches (DAgger) as ReactivePutBackBlockExpert does for its task. `chunk`
- * rolls the view forward on the commands; `next` executes such chunks, re-planning every few ticks.
+ * An oracle expert in reactive form for tasks that are a sequence of goals (place an object at a
+ * resting spot, push it there, lift it, press a button): the task says, from the twin's ground
+ * truth now, which subtask is current (`stage`) and what its goal is, and every command is decided
+ * from the world as it is, so it labels any state a policy reaches (DAgger) as
+ * ReactivePutBackBlockExpert does for its task. A goal names the arm that works it (two-arm X-One
+ * tasks); the other arms rise clear and go home. `chunk` rolls the view forward on the commands;
+ * `next` executes such chunks, re-planning every few ticks.
  */
 import type { RobotProfile } from "../../robot/types.js";
-import type { ObjectId, SimWorldApi, Vec3 } from "../world/types.js";
-import { TABLE_Z, topDownQuat, yawOf } from "../tasks/geometry.js";
+import type { ObjectId, Quat, SimWorldApi, Vec3 } from "../world/types.js";
+import type { Button } from "../tasks/props.js";
+import { TABLE_Z, topDownQuat, wrapAngle, yawOf } from "../tasks/geometry.js";
 import { gripWidths, TRAVEL_Z } from "./primitives.js";
 import {
-  PUSH, cubeGraspYaw, dirXy, lift, pick, place, push, pushing, rollView, withdraw,
+  PUSH, cubeGraspYaw, dirXy, lift, pick, place, press, push, pushing, rollView, turnToward, withdraw,
   type ArmCommand, type ReactiveView, type Widths,
 } from "./reactive.js";
 import type { ExpertStep, ReactiveExpert, SubtaskAnnotation } from "./types.js";
 
+/** The arm that works a goal; options.arm where the goal names none. */
+interface GoalArm { arm?: string }
+
 /**
- * One goal: put `object` down resting at `restCentre` (world, m), or push it there along the table
- * without lifting it, or hold it up with the grasp at `graspZ`.
+ * One goal: put `object` down resting at `restCentre` (world, m), turned to `objectYawRad` when
+ * given (picked across `graspYaw` of its orientation, default square to a cube's faces); push it
+ * there along the table without lifting it; hold it up with the grasp at `graspZ`; or press
+ * `button` once (`counted`: this subtask's press has counted, so the hand only rises off it).
  */
-export type ReactiveGoal =
-  | { kind: "place"; object: ObjectId; restCentre: Vec3 }
+export type ReactiveGoal = GoalArm & (
+  | { kind: "place"; object: ObjectId; restCentre: Vec3; objectYawRad?: number; graspYaw?: (q: Quat) => number }
   | { kind: "push"; object: ObjectId; restCentre: Vec3 }
-  | { kind: "lift"; object: ObjectId; graspZ: number };
+  | { kind: "lift"; object: ObjectId; graspZ: number }
+  | { kind: "press"; button: Button; counted: boolean }
+);
 
 /** What the expert is given. */
 export interface ReactiveGoalsOptions {
+  /** The arm of goals that name none, and the one that withdraws once all are achieved. */
   arm: string;
   /**
    * The goals in order, one per subtask text in `texts`; asked once, when the expert first decides
    * (after a video task's demonstration, so goals may depend on where it left the objects).
+   * Give this or `goalAt`.
    */
-  goals: () => ReactiveGoal[];
+  goals?: () => ReactiveGoal[];
+  /** The current goal of subtask `stage`, decided from the ground truth now (tasks whose steps depend on it). */
+  goalAt?: (world: SimWorldApi, stage: number) => ReactiveGoal | undefined;
   texts: string[];
-  /** Index of the current goal from ground truth now; goals.length once all are achieved. */
+  /** Index of the current subtask from ground truth now; texts.length once all are achieved. */
   stage: (world: SimWorldApi) => number;
   controlHz: number;
   /** Ticks between re-plans when executing (`next`); default 4. */
@@ -44,6 +58,22 @@ export interface ReactiveGoalsOptions {
 
 /** Largest step of an idle arm's joints toward home per tick, rad. */
 const IDLE_STEP_RAD = 0.1;
+/** An idle arm lower than this below travel height rises before it goes home, m. */
+const IDLE_RISE_M = 0.03;
+/** The hand rises this far above a cap after its press counted (past the withdrawn height), m. */
+const PRESS_RISE_M = 0.07;
+
+/**
+ * The stage of a task's ground-truth subtask predicates, latched in order as SubtaskProgress does:
+ * `done(world, i)` is asked only for the first unfinished subtask (call it every control tick).
+ */
+export function latchedStage(count: number, done: (world: SimWorldApi, index: number) => boolean): (world: SimWorldApi) => number {
+  let stage = 0;
+  return (world) => {
+    while (stage < count && done(world, stage)) stage++;
+    return stage;
+  };
+}
 
 /** The reactive expert over a goal sequence. Throws when goals and texts differ in length. */
 export class ReactiveGoalsExpert implements ReactiveExpert {
@@ -56,15 +86,18 @@ export class ReactiveGoalsExpert implements ReactiveExpert {
   private resolved: ReactiveGoal[] | null = null;
 
   constructor(world: SimWorldApi, profile: RobotProfile, private readonly o: ReactiveGoalsOptions) {
+    if ((o.goals === undefined) === (o.goalAt === undefined)) {
+      throw new Error(`reactive expert: give goals or goalAt, not ${o.goals ? "both" : "neither"} [arm=${o.arm}]`);
+    }
     this.widths = gripWidths(world, profile);
     this.home = Float64Array.from(world.jointNames().map((n) => profile.home[n] ?? 0));
     this.dtS = 1 / o.controlHz;
   }
 
-  /** The goals, asked for on first use; throws when their count differs from the subtask texts'. */
+  /** The goals of a fixed sequence, asked for on first use; throws when their count differs from the subtask texts'. */
   get goals(): ReactiveGoal[] {
     if (this.resolved) return this.resolved;
-    const goals = this.o.goals();
+    const goals = this.o.goals!();
     if (goals.length !== this.o.texts.length) {
       const n = this.o.texts.length;
       throw new Error(`reactive expert: ${goals.length} goals but ${n} subtask texts [arm=${this.o.arm}]`);
@@ -72,22 +105,40 @@ export class ReactiveGoalsExpert implements ReactiveExpert {
     return (this.resolved = goals);
   }
 
-  /** The working arm's view of goal `goal`'s object now (ground truth). */
-  view(world: SimWorldApi, goal: ReactiveGoal | undefined): ReactiveView {
-    const idx = world.armJointIndices(this.o.arm);
+  /** The goal of subtask `stage` now (undefined once all are achieved). */
+  goal(world: SimWorldApi, stage: number): ReactiveGoal | undefined {
+    if (stage >= this.o.texts.length) return undefined;
+    return this.o.goalAt ? this.o.goalAt(world, stage) : this.goals[stage];
+  }
+
+  /** The arm that works `goal`: whichever holds its object, else the one it names. */
+  armOf(world: SimWorldApi, goal: ReactiveGoal | undefined): string {
+    if (goal && goal.kind !== "press") {
+      const holder = world.armNames.find((a) => world.heldObject(a) === goal.object);
+      if (holder) return holder;
+    }
+    return goal?.arm ?? this.o.arm;
+  }
+
+  /** Arm `arm`'s view of goal `goal`'s object now (ground truth). */
+  view(world: SimWorldApi, goal: ReactiveGoal | undefined, arm = this.armOf(world, goal)): ReactiveView {
+    const idx = world.armJointIndices(arm);
     const cmd = world.jointTargets()[idx.gripper]!;
-    const object = goal ? world.objectPose(goal.object) : null;
-    const grasp = world.graspPoint(this.o.arm);
+    const object = goal && goal.kind !== "press" ? world.objectPose(goal.object) : null;
+    const grasp = world.graspPoint(arm);
+    const graspYaw = (goal?.kind === "place" && goal.graspYaw) || cubeGraspYaw;
     return {
       grasp,
-      yawRad: yawOf(world.graspPose(this.o.arm).quaternion),
+      yawRad: yawOf(world.graspPose(arm).quaternion),
       gripperM: world.jointPositions()[idx.gripper]!,
       // A policy may command any width: read it as the nearer of open and closed.
       gripperCmdM: cmd >= this.widths.openM / 2 ? this.widths.openM : this.widths.closedM,
-      held: goal !== undefined && world.heldObject(this.o.arm) === goal.object,
+      held: object !== null && world.heldObject(arm) === (goal as { object: ObjectId }).object,
       object: object ? object.position : grasp,
-      objectYawRad: object ? cubeGraspYaw(object.quaternion) : 0,
-      pressed: false,
+      objectYawRad: object ? graspYaw(object.quaternion) : 0,
+      heldObjectYawRad: object ? yawOf(object.quaternion) : 0,
+      wristRad: world.jointPositions()[idx.joints.at(-1)!]!,
+      pressed: goal?.kind === "press" && (goal.counted || goal.button.pressed),
     };
   }
 
@@ -95,13 +146,20 @@ export class ReactiveGoalsExpert implements ReactiveExpert {
   decide(v: ReactiveView, goal: ReactiveGoal | undefined): ArmCommand {
     if (!goal) return withdraw(v, this.widths, this.dtS);
     if (goal.kind === "push") return push(v, goal.restCentre, TABLE_Z, this.dtS);
+    if (goal.kind === "press") {
+      const cap = goal.button.capTop;
+      return v.pressed ? lift(v, Math.max(v.grasp[2], cap[2] + PRESS_RISE_M), this.dtS) : press(v, cap, this.widths, this.dtS);
+    }
     if (!v.held) return pick(v, this.widths, this.dtS);
     switch (goal.kind) {
       case "place": {
         // Aim the object, not the hand: shift the goal by where the fingers hold it (xy).
         const c = goal.restCentre;
         const aim: Vec3 = [c[0] + v.grasp[0] - v.object[0], c[1] + v.grasp[1] - v.object[1], c[2]];
-        return place(v, aim, this.widths, this.dtS);
+        if (goal.objectYawRad === undefined) return place(v, aim, this.widths, this.dtS);
+        // A held object turns with the hand: the hand's yaw that brings the object to its goal yaw.
+        const handYaw = wrapAngle(v.yawRad + wrapAngle(goal.objectYawRad - v.heldObjectYawRad));
+        return turnToward(v, aim, handYaw, this.widths, this.dtS);
       }
       case "lift": return lift(v, goal.graspZ, this.dtS);
     }
@@ -109,38 +167,66 @@ export class ReactiveGoalsExpert implements ReactiveExpert {
 
   /** The next `horizon` full joint-target vectors (world joint order) a correct expert commands from here. */
   chunk(world: SimWorldApi, horizon = this.o.horizon ?? 8): Float64Array[] {
-    const goal = this.goals[this.o.stage(world)];
-    let v = this.view(world, goal);
+    const goal = this.goal(world, this.o.stage(world));
+    const arm = this.armOf(world, goal);
+    let v = this.view(world, goal, arm);
+    const idle = world.armNames.filter((a) => a !== arm).map((a) => this.idleGoal(world, a));
+    const capTop = goal?.kind === "press" ? goal.button.capTop : undefined;
     const out: Float64Array[] = [];
     let targets = world.jointPositions();
+    // Once the roll-forward lets go of a placed object, the rest of the chunk withdraws (the goal is met
+    // there; deciding again would grasp it anew).
+    let letGo = false;
     for (let k = 0; k < horizon; k++) {
-      const cmd = this.decide(v, goal);
-      targets = this.targetsFor(world, targets, cmd);
+      const cmd = letGo ? withdraw(v, this.widths, this.dtS) : this.decide(v, goal);
+      targets = this.targetsFor(world, targets, arm, cmd, idle);
       out.push(targets);
       const contact = goal?.kind === "push" && pushing(v, goal.restCentre, TABLE_Z);
-      const rolled = rollView(v, cmd, this.dtS);
+      const rolled = rollView(v, cmd, this.dtS, capTop);
       if (contact) {
         // A pushed object moves ahead of the fingers (rollView knows only grasps).
         const [ux, uy] = dirXy(v.object, goal.restCentre);
         rolled.object = [cmd.grasp[0] + ux * PUSH.contactM, cmd.grasp[1] + uy * PUSH.contactM, v.object[2]];
       }
+      letGo ||= goal?.kind === "place" && v.held && !rolled.held;
       v = rolled;
     }
     return out;
   }
 
-  private targetsFor(world: SimWorldApi, previous: Float64Array, cmd: ArmCommand): Float64Array {
+  /**
+   * Where an arm without a goal heads: straight up to travel height when it is low (never swept
+   * through what it just let go of), else its home joints.
+   */
+  private idleGoal(world: SimWorldApi, arm: string): { arm: string; joints: Float64Array } {
+    const { joints, gripper } = world.armJointIndices(arm);
+    const goal = Float64Array.from(this.home);
+    const g = world.graspPoint(arm);
+    if (g[2] < TRAVEL_Z - IDLE_RISE_M) {
+      const up = { position: [g[0], g[1], TRAVEL_Z] as Vec3, quaternion: topDownQuat(yawOf(world.graspPose(arm).quaternion)) };
+      const ik = world.solveIk(arm, up, joints.map((j) => world.jointPositions()[j]!));
+      if (ik.ok || ik.positionErrorM <= 0.02) joints.forEach((j, k) => { goal[j] = ik.positions[k]!; });
+      goal[gripper] = world.jointTargets()[gripper]!;
+    }
+    return { arm, joints: goal };
+  }
+
+  private targetsFor(
+    world: SimWorldApi, previous: Float64Array, arm: string, cmd: ArmCommand, idle: { arm: string; joints: Float64Array }[],
+  ): Float64Array {
     const t = Float64Array.from(previous);
-    const { joints, gripper } = world.armJointIndices(this.o.arm);
-    // Seeded from the home posture, so the arm's posture at a pose does not depend on the path there.
+    const { joints, gripper } = world.armJointIndices(arm);
+    // Seeded from the home posture, so the arm's posture at a pose does not depend on the path there;
+    // the wrist from where it is, so a hand turned near a half turn stays on its side of the wrist's range.
     const seed = joints.map((j) => this.home[j]!);
-    const ik = world.solveIk(this.o.arm, { position: cmd.grasp, quaternion: topDownQuat(cmd.yawRad) }, seed);
+    seed[seed.length - 1] = previous[joints.at(-1)!]!;
+    const ik = world.solveIk(arm, { position: cmd.grasp, quaternion: topDownQuat(cmd.yawRad) }, seed);
     if (ik.ok || ik.positionErrorM <= 0.02) joints.forEach((j, k) => { t[j] = ik.positions[k]!; });
     t[gripper] = cmd.gripperM;
-    for (const arm of world.armNames.filter((a) => a !== this.o.arm)) {
-      const ix = world.armJointIndices(arm);
+    for (const other of idle) {
+      const ix = world.armJointIndices(other.arm);
       for (const j of [...ix.joints, ix.gripper]) {
-        t[j] = t[j]! + Math.max(-IDLE_STEP_RAD, Math.min(IDLE_STEP_RAD, this.home[j]! - t[j]!));
+        t[j] = t[j]! + Math.max(-IDLE_STEP_RAD, Math.min(IDLE_STEP_RAD, other.joints[j]! - t[j]!));
       }
     }
     return t;
@@ -154,8 +240,8 @@ export class ReactiveGoalsExpert implements ReactiveExpert {
       this.planTick = 0;
     }
     const targets = this.plan[this.planTick++]!;
-    const finished = stage >= this.goals.length;
-    const done = finished && world.graspPoint(this.o.arm)[2] >= TRAVEL_Z - 0.02;
+    const finished = stage >= this.o.texts.length;
+    const done = finished && world.armNames.every((a) => world.graspPoint(a)[2] >= TRAVEL_Z - 0.02);
     const out: ExpertStep = { targets: Float64Array.from(targets), done };
     if (ended !== undefined) out.subtaskEnded = ended;
     if (!finished) out.subtask = this.o.texts[stage];
@@ -164,11 +250,12 @@ export class ReactiveGoalsExpert implements ReactiveExpert {
 
   /** Annotations follow the stage: a new stage ends the running subtask on this step. */
   private note(stage: number, step: number): string | undefined {
+    const n = this.o.texts.length;
     let ended: string | undefined;
-    while (this.notes.length <= Math.min(stage, this.goals.length)) {
+    while (this.notes.length <= Math.min(stage, n)) {
       const last = this.notes.at(-1);
       if (last && last.endStep === null) { last.endStep = step; ended = last.text; }
-      if (this.notes.length === this.goals.length) break;
+      if (this.notes.length === n) break;
       this.notes.push({ text: this.o.texts[this.notes.length]!, startStep: step, endStep: null });
     }
     return ended;

@@ -69,6 +69,8 @@ export class ReactivePutBackBlockExpert implements ReactiveExpert {
       held: world.heldObject(this.arm) === this.scene.block,
       object: block.position,
       objectYawRad: cubeGraspYaw(block.quaternion),
+      heldObjectYawRad: yawOf(block.quaternion),
+      wristRad: world.jointPositions()[idx.joints.at(-1)!]!,
       pressed: this.scene.pressedAfterCentreStep !== null,
     };
   }

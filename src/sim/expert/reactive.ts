@@ -8,7 +8,7 @@
  */
 import type { Quat, Vec3 } from "../world/types.js";
 import { BLOCK_HALF, BUTTON } from "../tasks/props.js";
-import { distXy, foldYawQuarter } from "../tasks/geometry.js";
+import { distXy, foldYawQuarter, wrapAngle } from "../tasks/geometry.js";
 import { TRAVEL_Z } from "./primitives.js";
 
 /** Lateral speed (m/s) and the slower vertical speed near objects, as PlanExpert's moves. */
@@ -24,6 +24,8 @@ const RISE_FIRST_M = 0.03;
 const YAW_RATE_RADPS = 1.0;
 /** Height the fingers release a carried block at, above its resting centre, m (as placeOps). */
 const RELEASE_ABOVE_M = 0.006;
+/** The grasp yaw is near enough its goal to descend onto an object (pick) or a slot (place), rad. */
+const YAW_ALIGNED_RAD = 0.15;
 
 /** What a behaviour sees of one arm and one object. */
 export interface ReactiveView {
@@ -38,6 +40,10 @@ export interface ReactiveView {
   /** The object's centre (world) and the yaw a top-down grasp must have to be square to its side faces. */
   object: Vec3;
   objectYawRad: number;
+  /** The object's own yaw (world), rad: what a turning hand turns. */
+  heldObjectYawRad: number;
+  /** The arm's last (wrist) joint, rad: unlike the yaw it does not wrap, so it tells the two ways of a half turn apart. */
+  wristRad: number;
   /** Ground truth flags a task may need (e.g. Put Back Block's press). */
   pressed: boolean;
 }
@@ -100,8 +106,9 @@ export function pick(v: ReactiveView, w: Widths, dtS: number): ArmCommand {
     return stay(v, w.openM);
   }
   if (atBottom) return stay(v, w.closedM);
-  // Never descend onto the object with the fingers half open.
+  // Never descend onto the object with the fingers half open, or turned across it.
   if (v.gripperM < w.openM - 0.01 && over && v.grasp[2] < TRAVEL_Z - 0.02) return stay(v, w.openM, yawRad);
+  if (over && Math.abs(v.objectYawRad - v.yawRad) > YAW_ALIGNED_RAD) return stay(v, w.openM, yawRad);
   return { grasp: moveVia(v.grasp, v.object, dtS), yawRad, gripperM: w.openM };
 }
 
@@ -111,6 +118,23 @@ export function place(v: ReactiveView, restCentre: Vec3, w: Widths, dtS: number)
   if (v.gripperCmdM === w.openM) return stay(v, w.openM);   // letting go: wait until released
   if (distXy(v.grasp, goal) <= ALIGNED_M && v.grasp[2] <= goal[2] + 0.004) return stay(v, w.openM);
   return { grasp: moveVia(v.grasp, goal, dtS), yawRad: v.yawRad, gripperM: v.gripperCmdM };
+}
+
+/**
+ * Carry the held object to `restCentre` with the hand turned to `handYawRad` (the object turns with
+ * it): far off that yaw, turn over the goal at travel height; near it, place while finishing the turn.
+ */
+export function turnToward(v: ReactiveView, restCentre: Vec3, handYawRad: number, w: Widths, dtS: number): ArmCommand {
+  // Of the two ways round, the one that leaves the wrist joint nearer zero (a top-down hand's yaw
+  // turns against its wrist joint): fixed for the whole turn, where the wrapped yaws would tie at a half turn.
+  const short = wrapAngle(handYawRad - v.yawRad);
+  const long = short - 2 * Math.PI * Math.sign(short);
+  const turn = Math.abs(v.wristRad - long) < Math.abs(v.wristRad - short) ? long : short;
+  const maxTurn = YAW_RATE_RADPS * dtS;
+  const yawRad = v.yawRad + Math.max(-maxTurn, Math.min(maxTurn, turn));
+  if (Math.abs(turn) <= 2 * YAW_ALIGNED_RAD) return { ...place(v, restCentre, w, dtS), yawRad };
+  const above: Vec3 = [restCentre[0], restCentre[1], TRAVEL_Z];
+  return { grasp: moveVia(v.grasp, above, dtS), yawRad, gripperM: v.gripperCmdM };
 }
 
 /** Push the closed fingertips onto a button cap (top centre `capTop`). */
@@ -141,7 +165,9 @@ export function withdraw(v: ReactiveView, w: Widths, dtS: number): ArmCommand {
  * `capTop` (when given).
  */
 export function rollView(v: ReactiveView, cmd: ArmCommand, dtS: number, capTop?: Vec3): ReactiveView {
-  const next: ReactiveView = { ...v, grasp: cmd.grasp, yawRad: cmd.yawRad, gripperCmdM: cmd.gripperM };
+  const turn = cmd.yawRad - v.yawRad;
+  const next: ReactiveView = { ...v, grasp: cmd.grasp, yawRad: cmd.yawRad, gripperCmdM: cmd.gripperM, wristRad: v.wristRad - turn };
+  if (v.held) next.heldObjectYawRad = v.heldObjectYawRad + turn;
   const stepM = GRIPPER_MPS * dtS;
   const width = v.gripperM + Math.max(-stepM, Math.min(stepM, cmd.gripperM - v.gripperM));
   const atObject = distXy(cmd.grasp, v.object) <= ALIGNED_M * 1.5 && Math.abs(cmd.grasp[2] - v.object[2]) <= 0.012;

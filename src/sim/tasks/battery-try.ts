@@ -9,6 +9,7 @@
  */
 import type { ObjectId, SimWorldApi, Vec3 } from "../world/types.js";
 import { PlanExpert, type ExpertOp, type PlannedSubtask } from "../expert/PlanExpert.js";
+import { ReactiveGoalsExpert, latchedStage, type ReactiveGoal } from "../expert/ReactiveGoalsExpert.js";
 import { armFor, gripWidths, pickOps, placeOps, TRAVEL_Z } from "../expert/primitives.js";
 import { homeOps, homePose, turnOps } from "../expert/orientedOps.js";
 import { TABLE_Z, at, distXy, wrapAngle, yawOf, yawQuat } from "./geometry.js";
@@ -56,12 +57,15 @@ function polarity(world: SimWorldApi, id: ObjectId): number {
   return Math.cos(yawOf(world.objectPose(id).quaternion)) >= 0 ? 0 : 1;
 }
 
+/** Battery `i` rests in its slot (held or not). */
+function inSlot(world: SimWorldApi, s: BatteryTryScene, i: number): boolean {
+  const p = world.objectPose(s.batteries[i]!).position;
+  return distXy(p, s.slots[i]!) <= IN_SLOT_TOL_M && Math.abs(p[2] - REST_Z) <= 0.01;
+}
+
 /** Both batteries rest in their slots and nobody holds them. */
 function seated(world: SimWorldApi, s: BatteryTryScene): boolean {
-  return s.batteries.every((b, i) => {
-    const p = world.objectPose(b).position;
-    return distXy(p, s.slots[i]!) <= IN_SLOT_TOL_M && Math.abs(p[2] - REST_Z) <= 0.01;
-  }) && released(world, s.batteries);
+  return inSlot(world, s, 0) && inSlot(world, s, 1) && released(world, s.batteries);
 }
 
 function combination(world: SimWorldApi, s: BatteryTryScene): Combination {
@@ -149,5 +153,25 @@ export const batteryTry = defineTask<BatteryTryScene>(BATTERY_TRY, {
         : (w) => flip(w, flippedBattery(k)),
     }));
     return new PlanExpert(world, plan, { controlHz: robot.control_hz });
+  },
+
+  reactiveExpert(world, s, robot) {
+    const texts = this.subtasks(s);
+    // Fingers across the body, as the plan's grasp.
+    const graspYaw = (q: [number, number, number, number]) => wrapAngle(2 * yawOf(q)) / 2;
+    // Subtask k: both batteries seated in TRIAL_ORDER[k]; the goal is the first that is not (the held one first).
+    const goalAt = (w: SimWorldApi, k: number): ReactiveGoal | undefined => {
+      const want = TRIAL_ORDER[k]!;
+      const wrong = [0, 1].filter((i) => !inSlot(w, s, i) || polarity(w, s.batteries[i]!) !== want[i] || !released(w, [s.batteries[i]!]));
+      const i = wrong.find((j) => !released(w, [s.batteries[j]!])) ?? wrong[0];
+      if (i === undefined) return undefined;   // seated as wanted: the hands only rise clear
+      const slot = s.slots[i]!;
+      return {
+        kind: "place", object: s.batteries[i]!, restCentre: slot, objectYawRad: want[i] ? Math.PI : 0, graspYaw,
+        arm: armFor(w, slot[1]),
+      };
+    };
+    const stage = latchedStage(texts.length, (w, i) => this.subtaskDone(w, s, i));
+    return new ReactiveGoalsExpert(world, robot, { arm: armFor(world, 0), texts, controlHz: robot.control_hz, goalAt, stage });
   },
 });

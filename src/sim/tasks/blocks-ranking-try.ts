@@ -10,9 +10,10 @@
  */
 import type { ObjectId, SimWorldApi, Vec3 } from "../world/types.js";
 import { PlanExpert, type ExpertOp, type PlannedSubtask } from "../expert/PlanExpert.js";
+import { ReactiveGoalsExpert, latchedStage, type ReactiveGoal } from "../expert/ReactiveGoalsExpert.js";
 import { armFor, gripWidths, moveObjectOps, pressOps } from "../expert/primitives.js";
 import { homeOps, homePose } from "../expert/orientedOps.js";
-import { TABLE_Z, at } from "./geometry.js";
+import { TABLE_Z, at, distXy } from "./geometry.js";
 import { BLOCK_HALF, addBlock, addButton, restsAt, updateButton, type Button } from "./props.js";
 import { handsClear, pressLetGo, released } from "./progress.js";
 import {
@@ -130,5 +131,38 @@ export const blocksRankingTry = defineTask<BlocksRankingTryScene>(BLOCKS_RANKING
     const t = this.subtasks(s);
     const plan = t.map((text, k) => (k % 2 === 0 ? press(text) : swap(text, SWAPS[(k - 1) / 2]!)));
     return new PlanExpert(world, plan, { controlHz: robot.control_hz });
+  },
+
+  reactiveExpert(world, s, robot) {
+    const texts = this.subtasks(s);
+    const pos = (id: ObjectId) => world.objectPose(id).position;
+    const parks: Vec3[] = s.spots.map((p) => [p[0] + PARK_DX_M, p[1], p[2]]);
+    const goalAt = (w: SimWorldApi, k: number): ReactiveGoal | undefined => {
+      const buttonArm = armFor(w, s.button.capTop[1]);
+      if (k % 2 === 0) return { kind: "press", button: s.button, counted: s.button.count > k / 2, arm: buttonArm };
+      // Swap (k + 1) / 2: every block to its spot in that arrangement; a block whose spot is taken waits parked.
+      const want = arrangements(s.start)[(k + 1) / 2]!;
+      const target = (rank: number) => s.spots[want.indexOf(rank)]!;
+      const occupied = (p: Vec3, except: ObjectId) => s.blocks.some((b) => b !== except && distXy(pos(b), p) <= AT_SPOT_TOL_M);
+      const move = (block: ObjectId, to: Vec3): ReactiveGoal => ({
+        kind: "place", object: block, restCentre: to, arm: armFor(w, (pos(block)[1] + to[1]) / 2),
+      });
+      const parkFor = (block: ObjectId) => {
+        const free = parks.filter((p) => !occupied(p, block));
+        return free.reduce((a, b) => (distXy(pos(block), b) < distXy(pos(block), a) ? b : a), free[0] ?? parks[0]!);
+      };
+      const carried = s.blocks.find((b) => !released(w, [b]));
+      if (carried !== undefined) {
+        const to = target(s.blocks.indexOf(carried));
+        return move(carried, occupied(to, carried) ? parkFor(carried) : to);
+      }
+      const misplaced = s.blocks.filter((b, rank) => !restsAt(w, b, target(rank), AT_SPOT_TOL_M, REST_Z));
+      if (misplaced.length === 0) return undefined;   // in the arrangement: the hands only rise clear
+      const ready = misplaced.find((b) => !occupied(target(s.blocks.indexOf(b)), b));
+      if (ready !== undefined) return move(ready, target(s.blocks.indexOf(ready)));
+      return move(misplaced[0]!, parkFor(misplaced[0]!));
+    };
+    const stage = latchedStage(texts.length, (w, i) => this.subtaskDone(w, s, i));
+    return new ReactiveGoalsExpert(world, robot, { arm: armFor(world, 0), texts, controlHz: robot.control_hz, goalAt, stage });
   },
 });

@@ -8,6 +8,7 @@
  */
 import type { ObjectId, SimWorldApi, Vec3 } from "../world/types.js";
 import { PlanExpert, type PlannedSubtask } from "../expert/PlanExpert.js";
+import { ReactiveGoalsExpert, latchedStage, type ReactiveGoal } from "../expert/ReactiveGoalsExpert.js";
 import { armFor, gripWidths, moveObjectOps } from "../expert/primitives.js";
 import { TABLE_Z, at, distXy } from "./geometry.js";
 import { BLOCK_HALF, COLORS, addBlock } from "./props.js";
@@ -43,6 +44,15 @@ function isCovered(world: SimWorldApi, s: CoverBlocksScene, block: ObjectId): bo
     const p = world.objectPose(lid).position;
     return distXy(p, b) <= COVER_TOL_XY_M && Math.abs(p[2] - (b[2] + BLOCK_HALF + LID_HALF[2])) <= COVER_TOL_Z_M
       && world.armNames.every((a) => world.heldObject(a) !== lid);
+  });
+}
+
+/** The lid resting on (or held over) `block`, if any. */
+function lidOn(world: SimWorldApi, s: CoverBlocksScene, block: ObjectId): ObjectId | undefined {
+  const b = world.objectPose(block).position;
+  return s.lids.find((l) => {
+    const p = world.objectPose(l).position;
+    return distXy(p, b) <= COVER_TOL_XY_M && p[2] > b[2] + BLOCK_HALF;
   });
 }
 
@@ -123,5 +133,33 @@ export const coverBlocks = defineTask<CoverBlocksScene>(COVER_BLOCKS, {
       },
     });
     return new PlanExpert(world, [cover(0), cover(1), cover(2), ...ORDER.map(uncover)], { controlHz: robot.control_hz });
+  },
+
+  reactiveExpert(world, s, robot) {
+    const texts = this.subtasks(s);
+    const pos = (id: ObjectId) => world.objectPose(id).position;
+    const held = () => s.lids.find((l) => world.armNames.some((a) => world.heldObject(a) === l));
+    const goalAt = (w: SimWorldApi, k: number): ReactiveGoal | undefined => {
+      if (k < 3) {
+        // Cover block k: with the lid in hand, else its own lid, else any lid on no block.
+        if (isCovered(w, s, s.blocks[k]!.id)) return undefined;   // covered: the hands only rise clear
+        const b = pos(s.blocks[k]!.id);
+        const onBlocks = s.blocks.map((x) => lidOn(w, s, x.id));
+        const free = s.lids.filter((l) => !onBlocks.includes(l));
+        const lid = held() ?? (free.includes(s.lids[k]!) ? s.lids[k]! : free[0]);
+        if (lid === undefined) return undefined;
+        return { kind: "place", object: lid, restCentre: [b[0], b[1], LID_ON_BLOCK_Z], arm: armFor(w, b[1]) };
+      }
+      // Uncover ORDER[k - 3]: its lid back onto its own starting spot (or the nearest free one).
+      const block = s.blocks.find((b) => b.colour === ORDER[k - 3])!.id;
+      const lid = held() ?? lidOn(w, s, block);
+      if (lid === undefined) return undefined;   // uncovered: the hands only rise clear
+      const spotFree = (p: Vec3) => s.lids.every((l) => l === lid || distXy(pos(l), p) > COVER_TOL_XY_M);
+      const own = s.lidSpots[s.lids.indexOf(lid)]!;
+      const spot = spotFree(own) ? own : s.lidSpots.find(spotFree) ?? own;
+      return { kind: "place", object: lid, restCentre: spot, arm: armFor(w, pos(block)[1]) };
+    };
+    const stage = latchedStage(texts.length, (w, i) => this.subtaskDone(w, s, i));
+    return new ReactiveGoalsExpert(world, robot, { arm: armFor(world, 0), texts, controlHz: robot.control_hz, goalAt, stage });
   },
 });

@@ -6,6 +6,7 @@
  */
 import type { SimWorldApi } from "../world/types.js";
 import { PlanExpert, type PlannedSubtask } from "../expert/PlanExpert.js";
+import { ReactiveGoalsExpert, latchedStage, type ReactiveGoal } from "../expert/ReactiveGoalsExpert.js";
 import { armFor, gripWidths, pressOps } from "../expert/primitives.js";
 import { COLORS, addButton, addDigit, updateButton, type Button } from "./props.js";
 import { pressLetGo } from "./progress.js";
@@ -74,5 +75,16 @@ export const pressButton = defineTask<PressButtonScene>(PRESS_BUTTON, {
       press(PRESS_TEXTS.confirm, s.confirm),
     ];
     return new PlanExpert(world, plan, { controlHz: robot.control_hz });
+  },
+
+  reactiveExpert(world, s, robot) {
+    const texts = this.subtasks(s);
+    // Press k of a button has counted once the button's count passed it (then the hand only rises off it).
+    const goalAt = (_w: SimWorldApi, k: number): ReactiveGoal => {
+      const [button, before] = k < s.n1 ? [s.left, 0] : k < s.n1 + s.n2 ? [s.middle, s.n1] : [s.confirm, s.n1 + s.n2];
+      return { kind: "press", button, counted: button.count > k - before, arm: armFor(world, button.capTop[1]) };
+    };
+    const stage = latchedStage(texts.length, (w, i) => this.subtaskDone(w, s, i));
+    return new ReactiveGoalsExpert(world, robot, { arm: armFor(world, 0), texts, controlHz: robot.control_hz, goalAt, stage });
   },
 });
