@@ -139,16 +139,21 @@ export const coverBlocks = defineTask<CoverBlocksScene>(COVER_BLOCKS, {
     const texts = this.subtasks(s);
     const pos = (id: ObjectId) => world.objectPose(id).position;
     const held = () => s.lids.find((l) => world.armNames.some((a) => world.heldObject(a) === l));
+    // Cover block i: with the lid in hand, else its own lid, else any lid on no block.
+    const cover = (w: SimWorldApi, i: number): ReactiveGoal | undefined => {
+      const b = pos(s.blocks[i]!.id);
+      const onBlocks = s.blocks.map((x) => lidOn(w, s, x.id));
+      const free = s.lids.filter((l) => !onBlocks.includes(l));
+      const lid = held() ?? (free.includes(s.lids[i]!) ? s.lids[i]! : free[0]);
+      if (lid === undefined) return undefined;
+      return { kind: "place", object: lid, restCentre: [b[0], b[1], LID_ON_BLOCK_Z], arm: armFor(w, b[1]) };
+    };
     const goalAt = (w: SimWorldApi, k: number): ReactiveGoal | undefined => {
-      if (k < 3) {
-        // Cover block k: with the lid in hand, else its own lid, else any lid on no block.
-        if (isCovered(w, s, s.blocks[k]!.id)) return undefined;   // covered: the hands only rise clear
-        const b = pos(s.blocks[k]!.id);
-        const onBlocks = s.blocks.map((x) => lidOn(w, s, x.id));
-        const free = s.lids.filter((l) => !onBlocks.includes(l));
-        const lid = held() ?? (free.includes(s.lids[k]!) ? s.lids[k]! : free[0]);
-        if (lid === undefined) return undefined;
-        return { kind: "place", object: lid, restCentre: [b[0], b[1], LID_ON_BLOCK_Z], arm: armFor(w, b[1]) };
+      if (k < 3) return isCovered(w, s, s.blocks[k]!.id) ? undefined : cover(w, k);   // covered: the hands only rise clear
+      // Uncovering counts only once all three were covered at once: a lid knocked off first goes back on.
+      if (s.allCoveredStep === null) {
+        const bare = s.blocks.findIndex((b) => !isCovered(w, s, b.id));
+        return bare < 0 ? undefined : cover(w, bare);
       }
       // Uncover ORDER[k - 3]: its lid back onto its own starting spot (or the nearest free one).
       const block = s.blocks.find((b) => b.colour === ORDER[k - 3])!.id;
