@@ -1,4 +1,5 @@
-"""The planner's training data: one npz file of planner calls, each with the answer it should give.
+"""The planner's training data: one npz file (or a folder of .npy files + texts.json, as
+training/planner/collect.ts writes) of planner calls, each with the answer it should give.
 
 Arrays (N calls, M key-memory slots, h x w planner images; images as the runtime feeds them: the
 planner camera's JPEG resized to h x w, RGB, channel first):
@@ -14,6 +15,8 @@ planner camera's JPEG resized to h x w, RGB, channel first):
   pixel_mean, pixel_std [3] float32 (optional; default 0.5): the bundle's image.pixel_normalization
 """
 
+import json
+import os
 from dataclasses import dataclass
 from typing import Dict, Sequence
 
@@ -36,13 +39,27 @@ class PlannerData:
         return int(self.next.shape[0])
 
 
+def _read_folder(path: str) -> Dict[str, np.ndarray]:
+    """A folder as training/planner/collect.ts writes it: <array>.npy files and texts.json {tasks, vocabulary}."""
+    a = {f[:-4]: np.load(os.path.join(path, f), allow_pickle=False) for f in os.listdir(path) if f.endswith(".npy")}
+    texts = os.path.join(path, "texts.json")
+    if os.path.exists(texts):
+        with open(texts, encoding="utf-8") as f:
+            t = json.load(f)
+        a["tasks"], a["vocabulary"] = np.array(t["tasks"]), np.array(t["vocabulary"])
+    return a
+
+
 def load_planner_data(path: str) -> PlannerData:
-    """Reads and checks one npz file; raises ValueError naming the file, the array and what was wrong."""
-    with np.load(path, allow_pickle=False) as z:
-        missing = [k for k in REQUIRED if k not in z.files]
-        if missing:
-            raise ValueError(f"{path}: missing array(s) {', '.join(missing)} (expected {', '.join(REQUIRED)})")
-        a = {k: z[k] for k in z.files}
+    """Reads and checks one npz file or folder; raises ValueError naming it, the array and what was wrong."""
+    if os.path.isdir(path):
+        a = _read_folder(path)
+    else:
+        with np.load(path, allow_pickle=False) as z:
+            a = {k: z[k] for k in z.files}
+    missing = [k for k in REQUIRED if k not in a]
+    if missing:
+        raise ValueError(f"{path}: missing array(s) {', '.join(missing)} (expected {', '.join(REQUIRED)})")
     n, m = a["key_mask"].shape[0], a["key_mask"].shape[1]
     h, w = a["initial_image"].shape[2:4]
     want = {

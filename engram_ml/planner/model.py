@@ -8,7 +8,7 @@
   key_mask [1,M] float32      1 where a slot holds a finished subtask
   -> logits [1,V+1]           over `vocabulary` + "done" (the last class)
 
-A small shared CNN encodes every image; each key-memory slot is its end image's code plus its
+A small shared CNN encodes every image (its whole feature map, not a pool); each key-memory slot is its end image's code plus its
 subtask's embedding, masked; the slots are concatenated in order (the last one decides the
 trial-and-error tasks: Battery Try's lamp, Blocks Ranking Try's check) and an MLP reads them with
 the task and the initial image.
@@ -38,17 +38,24 @@ class PlannerDims:
 
 
 class ImageEncoder(nn.Module):
-    """[N,3,h,w] -> [N,dim]: two strided convolutions, a global average pool and a linear map."""
+    """[N,3,h,w] -> [N,dim]: three strided convolutions and a linear map over the whole feature map,
+    which keeps where things are (Press Button's left digit from its middle one; a global pool would not)."""
 
-    def __init__(self, dim: int) -> None:
+    def __init__(self, dim: int, height: int, width: int) -> None:
         super().__init__()
         self.conv = nn.Sequential(
-            nn.Conv2d(3, 16, 5, stride=2, padding=2), nn.ReLU(), nn.Conv2d(16, 32, 3, stride=2, padding=1), nn.ReLU()
+            nn.Conv2d(3, 16, 5, stride=2, padding=2), nn.ReLU(), nn.Conv2d(16, 32, 3, stride=2, padding=1), nn.ReLU(),
+            nn.Conv2d(32, 32, 3, stride=2, padding=1), nn.ReLU(),
         )
-        self.out = nn.Linear(32, dim)
+        cells = 1
+        for size in (height, width):
+            for _ in range(3):
+                size = (size + 1) // 2
+            cells *= size
+        self.out = nn.Linear(32 * cells, dim)
 
     def forward(self, images: torch.Tensor) -> torch.Tensor:
-        return self.out(self.conv(images).mean(dim=(2, 3)))
+        return self.out(self.conv(images).flatten(1))
 
 
 class PlannerNet(nn.Module):
@@ -57,7 +64,7 @@ class PlannerNet(nn.Module):
     def __init__(self, d: PlannerDims) -> None:
         super().__init__()
         self.dims = d
-        self.images = ImageEncoder(d.dim)
+        self.images = ImageEncoder(d.dim, d.height, d.width)
         self.task = nn.Embedding(d.tasks, d.dim)
         self.subtask = nn.Embedding(d.vocabulary, d.dim)
         self.head = nn.Sequential(

@@ -37,8 +37,8 @@ export interface EpisodeMeta {
 }
 
 /** A .npy file (format 1.0, C order) for a typed array. */
-export function npyBytes(data: Uint8Array | Float32Array, shape: number[]): Buffer {
-  const descr = data instanceof Uint8Array ? "|u1" : "<f4";
+export function npyBytes(data: Uint8Array | Float32Array | BigInt64Array, shape: number[]): Buffer {
+  const descr = data instanceof Uint8Array ? "|u1" : data instanceof BigInt64Array ? "<i8" : "<f4";
   let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${shape.join(", ")}${shape.length === 1 ? "," : ""}), }`;
   const pad = 64 - ((10 + header.length + 1) % 64);
   header += " ".repeat(pad % 64) + "\n";
