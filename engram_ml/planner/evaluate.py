@@ -15,18 +15,10 @@ from typing import Dict, List, Optional, Sequence
 import torch
 
 from engram_ml.planner.dataset import PlannerData, load_planner_data
-from engram_ml.planner.model import PlannerDims, PlannerNet
+from engram_ml.planner.export import load_planner_checkpoint
+from engram_ml.planner.model import PlannerNet
 
 INPUTS = ("task", "initial_image", "key_images", "key_subtasks", "key_mask")
-
-
-def load_checkpoint(path: str) -> Dict[str, object]:
-    """The checkpoint train.py writes, with its model rebuilt."""
-    ckpt = torch.load(path, map_location="cpu")
-    model = PlannerNet(PlannerDims(**ckpt["dims"]))
-    model.load_state_dict(ckpt["state"])
-    model.eval()
-    return {**ckpt, "model": model}
 
 
 def answers(model: PlannerNet, data: PlannerData, key_memory: bool, batch: int = 128) -> torch.Tensor:
@@ -75,12 +67,14 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     ap.add_argument("--checkpoint", required=True, help="planner.pt from python -m engram_ml train planner")
     ap.add_argument("--json", help="write the scores here")
     args = ap.parse_args(argv)
-    ckpt = load_checkpoint(args.checkpoint)
+    ckpt = load_planner_checkpoint(args.checkpoint)
     data = load_planner_data(args.data)
     if list(data.tasks) != list(ckpt["tasks"]) or list(data.vocabulary) != list(ckpt["vocabulary"]):
         raise SystemExit(f"{args.data}: tasks/vocabulary differ from {args.checkpoint}'s (collect both with the same --tasks)")
-    result = score(data, answers(ckpt["model"], data, bool(ckpt["key_memory"])))  # type: ignore[arg-type]
-    result["key_memory"] = bool(ckpt["key_memory"])
+    model = ckpt["model"]
+    model.eval()
+    result = score(data, answers(model, data, bool(ckpt.get("key_memory", True))))
+    result["key_memory"] = bool(ckpt.get("key_memory", True))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(result, f, indent=2)

@@ -1,7 +1,7 @@
 """Exports a PlannerNet into a policy bundle: planner.onnx and the `planner` section of its policy.yaml
 (schema: src/config/schemas/policyManifest.ts, checked by src/policy/planner/learnedManifest.ts).
 
-  python -m engram_ml.planner.export runs/planner/planner.pt policies/<bundle>
+  python -m engram_ml.planner.export runs/planner/planner.pt policies/<bundle> [--section-only]
 
 Opset 17, batch 1, as the runtime feeds it. The bundle's other models and fields are left as they are;
 every answer in `vocabulary` must be in the bundle's tokenizer vocabulary (the runtime checks it).
@@ -71,15 +71,21 @@ def planner_section(d: PlannerDims, tasks: Sequence[str], vocabulary: Sequence[s
     }
 
 
+def export_planner(model: PlannerNet, tasks: Sequence[str], vocabulary: Sequence[str], folder: str) -> Dict[str, Any]:
+    """Writes planner.onnx into `folder`; returns the `planner` section that goes with it."""
+    os.makedirs(folder, exist_ok=True)
+    onnx_path = os.path.join(folder, "planner.onnx")
+    export_onnx(model, onnx_path)
+    with open(onnx_path, "rb") as f:
+        return planner_section(model.dims, tasks, vocabulary, f.read())
+
+
 def export_to_bundle(model: PlannerNet, tasks: Sequence[str], vocabulary: Sequence[str], bundle: str) -> Dict[str, Any]:
     """Writes planner.onnx into `bundle` and sets the `planner` section of its policy.yaml; returns the section."""
     manifest_path = os.path.join(bundle, "policy.yaml")
     with open(manifest_path) as f:
         manifest = yaml.safe_load(f)
-    onnx_path = os.path.join(bundle, "planner.onnx")
-    export_onnx(model, onnx_path)
-    with open(onnx_path, "rb") as f:
-        section = planner_section(model.dims, tasks, vocabulary, f.read())
+    section = export_planner(model, tasks, vocabulary, bundle)
     manifest["planner"] = section
     with open(manifest_path, "w") as f:
         yaml.safe_dump(manifest, f, sort_keys=False, width=160)
@@ -99,8 +105,16 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> No
     ap = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("checkpoint", help="planner.pt written by `python -m engram_ml train planner`")
     ap.add_argument("bundle", help="policy bundle folder holding policy.yaml (planner.onnx is written there)")
+    ap.add_argument("--section-only", action="store_true",
+                    help="no bundle yet: write planner.onnx and the section alone (planner.yaml) into the folder")
     args = ap.parse_args(argv)
     ck = load_planner_checkpoint(args.checkpoint)
+    if args.section_only:
+        section = export_planner(ck["model"], ck["tasks"], ck["vocabulary"], args.bundle)
+        with open(os.path.join(args.bundle, "planner.yaml"), "w") as f:
+            yaml.safe_dump({"planner": section}, f, sort_keys=False, width=160)
+        print(f"wrote {args.bundle}/planner.onnx and {args.bundle}/planner.yaml (a bundle's planner section)")
+        return
     export_to_bundle(ck["model"], ck["tasks"], ck["vocabulary"], args.bundle)
     print(f"wrote {args.bundle}/planner.onnx and the planner section of {args.bundle}/policy.yaml")
 

@@ -120,3 +120,41 @@ def test_export_into_a_bundle_that_engram_check_accepts(tmp_path):
     check = subprocess.run([tsx, "src/cli.ts", "check", os.path.join(bundle, "policy.yaml")], cwd=REPO,
                            capture_output=True, text=True, timeout=180)
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_evaluate_scores_calls_per_task_and_whole_plans():
+    from engram_ml.planner.dataset import PlannerData
+    from engram_ml.planner.evaluate import score
+
+    # Two episodes of task 0 (3 calls each: 0, 1, 2 finished) and one of task 1 (2 calls).
+    finished = [0, 1, 2, 0, 1, 2, 0, 1]
+    m = 4
+    mask = torch.tensor([[1.0 if s < f else 0.0 for s in range(m)] for f in finished])
+    inputs = {"task": torch.tensor([[0], [0], [0], [0], [0], [0], [1], [1]]), "key_mask": mask}
+    truth = torch.tensor([0, 1, 2, 0, 1, 2, 1, 2])
+    got = torch.tensor([0, 1, 2, 0, 2, 2, 1, 2])  # one wrong call, in the second episode
+    data = PlannerData(["a", "b"], ["x", "y"], inputs, truth)
+    r = score(data, got)
+    assert r["overall"] == {"right": 7, "calls": 8, "accuracy": 0.875}
+    assert r["per_task"]["a"]["plans_right"] == 1 and r["per_task"]["a"]["episodes"] == 2
+    assert r["per_task"]["b"] == {"right": 2, "calls": 2, "accuracy": 1.0, "plans_right": 1, "episodes": 1}
+    assert r["per_finished"]["1"] == {"right": 2, "calls": 3, "accuracy": 0.6667}
+
+
+def test_dataset_reads_a_collect_folder(tmp_path):
+    # training/planner/collect.ts writes one .npy per array and texts.json; the same calls as an npz load alike.
+    synthetic_lamp_data(str(tmp_path / "calls.npz"), n=8)
+    folder = tmp_path / "calls"
+    folder.mkdir()
+    with np.load(tmp_path / "calls.npz") as z:
+        for k in z.files:
+            if k not in ("tasks", "vocabulary"):
+                np.save(folder / f"{k}.npy", z[k])
+        texts = {"tasks": [str(t) for t in z["tasks"]], "vocabulary": [str(v) for v in z["vocabulary"]]}
+    (folder / "texts.json").write_text(json.dumps(texts))
+    a, b = load_planner_data(str(tmp_path / "calls.npz")), load_planner_data(str(folder))
+    assert list(a.tasks) == list(b.tasks) and list(a.vocabulary) == list(b.vocabulary)
+    assert torch.equal(a.next, b.next) and all(torch.equal(a.inputs[k], b.inputs[k]) for k in a.inputs)
+    (folder / "texts.json").unlink()
+    with pytest.raises(ValueError, match="missing array"):
+        load_planner_data(str(folder))

@@ -1,9 +1,9 @@
 /**
  * Planner training data from the twin's oracle experts: for each task and seed, an expert episode
- * on the in-process twin (SimNode, lock-step), with the planner camera rendered, JPEG-encoded as
- * the twin publishes it and decoded + resized by the runtime's own preprocessing (frameToTensor,
- * as LearnedPlanner feeds planner.onnx) at the episode's start and at every ground-truth subtask
- * end. Each successful episode with n subtasks gives n + 1 planner calls, as Mem-0's planning module
+ * on the in-process twin (SimNode, lock-step), with the planner camera rendered as the twin
+ * publishes it, made a JPEG as the trial loop does (frameToJpeg) and decoded + resized by the
+ * runtime's own preprocessing (frameToTensor, as LearnedPlanner feeds planner.onnx) at the
+ * episode's start and at every ground-truth subtask end. Each successful episode with n subtasks gives n + 1 planner calls, as Mem-0's planning module
  * is called (episode start, then each subtask end): the task, the initial image, the key memory of
  * the finished subtasks (text + end image, last M) and the answer, the next subtask or "done".
  *
@@ -15,29 +15,62 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { LocalBus } from "../../src/bus/local.js";
 import { SimClock } from "../../src/bus/clock.js";
-import { jpegFromRgb } from "../../src/msgs/image.js";
-import { frameToTensor, type ImageSpec } from "../../src/observe/preprocess.js";
+import { compressedImageFromRgb, imageFromRgb } from "../../src/msgs/image.js";
+import { frameToJpeg, frameToTensor, type CameraFrame, type ImageSpec } from "../../src/observe/preprocess.js";
 import { loadRobotProfile } from "../../src/robot/index.js";
 import { SimNode } from "../../src/sim/node/SimNode.js";
 import { getTask } from "../../src/sim/tasks/index.js";
 import type { TaskDefinition, TaskScene } from "../../src/sim/tasks/types.js";
 import { npyBytes } from "../mem0_tiny/hdf5ToNpy.js";
 
-/** One finished expert episode: its task, subtask texts in order, and the planner images. */
-interface Episode { task: number; texts: string[]; initial: Uint8Array; ends: Uint8Array[] }
+/** One expert episode as the planner sees it: its task text, subtask texts in order, planner-camera JPEGs. */
+export interface PlannerEpisode {
+  instruction: string;
+  success: boolean;
+  subtasks: { text: string; step: number }[];
+  initialJpeg: Uint8Array;
+  endJpegs: Uint8Array[];
+}
 
-/** The planner camera now, as the runtime's planner sees it: JPEG (the twin's quality), decoded, resized, CHW uint8. */
-async function plannerImage(node: SimNode, camera: string, spec: ImageSpec, quality: number): Promise<Uint8Array> {
-  const cam = node.world.profile.cameras.find((c) => c.name === camera)!;
-  const frame = node.sensors.render(cam, node.world.meshes());
-  const data = await jpegFromRgb(frame.rgb, frame.width, frame.height, quality);
+/**
+ * The planner camera now, as the trial loop hands it to the planner: the frame the twin publishes
+ * (raw rgb8, or its JPEG at quality 90 for a jpeg camera) through the runtime's frameToJpeg.
+ */
+async function plannerJpeg(node: SimNode, camera: string): Promise<Uint8Array> {
+  const cam = node.world.profile.cameras.find((c) => c.name === camera);
+  if (!cam) throw new Error(`planner episode: robot ${node.world.profile.name} has no camera "${camera}"`);
+  const { rgb, width, height } = node.sensors.render(cam, node.world.meshes());
+  const header = { stamp: { sec: 0, nanosec: 0 }, frame_id: cam.frame_id };
+  const frame: CameraFrame = cam.encoding === "rgb8"
+    ? { kind: "raw", msg: imageFromRgb(rgb, width, height, header) }
+    : { kind: "compressed", msg: await compressedImageFromRgb(rgb, width, height, header, 90) };
+  return frameToJpeg(frame);
+}
+
+/** Runs the task's plan expert for `seed` on `node`, capturing the planner camera at the start and at every subtask end. */
+export async function plannerEpisode(node: SimNode, task: TaskDefinition<TaskScene>, seed: number, camera: string): Promise<PlannerEpisode> {
+  const episode = node.reset({ task, seed, expert: true })!;
+  const initialJpeg = await plannerJpeg(node, camera);
+  const endJpegs: Uint8Array[] = [];
+  const unhook = node.onTickHook(async (tick) => {
+    if (tick.subtaskEnded !== undefined) endJpegs.push(await plannerJpeg(node, camera));
+  });
+  try { await node.runEpisode(); } finally { unhook(); }
+  return { instruction: episode.instruction, success: episode.success, subtasks: episode.ends(), initialJpeg, endJpegs };
+}
+
+/** A JPEG as LearnedPlanner feeds it (frameToTensor), back to CHW bytes (mean 0.5, std 0.5: exact after rounding). */
+async function plannerImage(jpeg: Uint8Array, spec: ImageSpec): Promise<Uint8Array> {
   const header = { stamp: { sec: 0, nanosec: 0 }, frame_id: "" };
-  const chw = await frameToTensor({ kind: "compressed", msg: { header, format: "jpeg", data } }, spec, `planner camera ${camera}`);
-  // Back to the bytes the normalization came from (mean 0.5, std 0.5: exact after rounding).
+  const chw = await frameToTensor({ kind: "compressed", msg: { header, format: "jpeg", data: jpeg } }, spec, "planner image");
   return Uint8Array.from(chw, (x) => Math.round((x * 0.5 + 0.5) * 255));
 }
+
+/** One finished expert episode in training form: its task index, subtask texts, CHW planner images. */
+interface Episode { task: number; texts: string[]; initial: Uint8Array; ends: Uint8Array[] }
 
 /** Scenes whose subtask lists make the vocabulary: enough to draw every text, the same in every collection. */
 const VOCABULARY_SCENES = 200;
@@ -129,19 +162,13 @@ async function main(): Promise<void> {
     for (const task of tasks) {
       let ok = 0;
       for (const seed of seeds) {
-        const episode = node.reset({ task, seed, expert: true })!;
-        const initial = await plannerImage(node, camera, spec, 90);
-        const ends: Uint8Array[] = [];
-        const unhook = node.onTickHook(async (tick) => {
-          if (tick.subtaskEnded !== undefined) ends.push(await plannerImage(node, camera, spec, 90));
-        });
-        await node.runEpisode();
-        unhook();
-        const texts = episode.ends().map((e) => e.text);
-        log.push(JSON.stringify({ task: task.id, seed, success: episode.success, subtasks: episode.ends() }));
-        if (!episode.success) continue;
+        const e = await plannerEpisode(node, task, seed, camera);
+        log.push(JSON.stringify({ task: task.id, seed, success: e.success, subtasks: e.subtasks }));
+        if (!e.success) continue;
         ok++;
-        episodes.push({ task: instructions.indexOf(episode.instruction), texts, initial, ends });
+        const ends = await Promise.all(e.endJpegs.map((j) => plannerImage(j, spec)));
+        const texts = e.subtasks.map((x) => x.text);
+        episodes.push({ task: instructions.indexOf(e.instruction), texts, initial: await plannerImage(e.initialJpeg, spec), ends });
       }
       process.stderr.write(`collect: ${task.id}: ${ok}/${seeds.length} expert episodes succeeded\n`);
     }
@@ -156,7 +183,9 @@ async function main(): Promise<void> {
   process.stderr.write(`collect: ${episodes.length} episodes -> ${out}\n`);
 }
 
-main().catch((err) => {
-  process.stderr.write(`collect: ${(err as Error).message}\n`);
-  process.exit(1);
-});
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((err) => {
+    process.stderr.write(`collect: ${(err as Error).message}\n`);
+    process.exit(1);
+  });
+}
