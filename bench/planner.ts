@@ -1,8 +1,8 @@
 /**
- * Planner bench section: the learned planner's latency per call (ms p50/p99, CPU) in a tiny test
- * bundle (src/policy/planner/testPlanner.ts) at the sizes a call sees: 8 key-memory slots, 64x48
- * planner images, 320x240 camera JPEGs. `call_ms`: one new end image per call (the others decoded
- * before, as in an episode); `cold_call_ms`: every image new (initial + 8 end images decoded).
+ * Planner bench section: the shipped learned planner's latency per call (ms p50/p99, CPU), its
+ * planner.onnx (training/planner/mn: 8 key-memory slots, 128x96 planner images) in a test bundle,
+ * fed 320x240 camera JPEGs. `call_ms`: one new end image per call (the others decoded before, as in
+ * an episode); `cold_call_ms`: every image new (initial + 8 end images decoded).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,7 +11,7 @@ import { jpegFromRgb } from "../src/msgs/image.js";
 import { writeTestBundle } from "../src/policy/mem0/testBundle.js";
 import { plannerContext } from "../src/policy/planner/gating.js";
 import { openLearnedPlanner } from "../src/policy/planner/learned.js";
-import { addTinyPlanner, tinyPlannerWeights } from "../src/policy/planner/testPlanner.js";
+import { addPlannerFrom } from "../src/policy/planner/testPlanner.js";
 import type { FinishedSubtask } from "../src/policy/planner/types.js";
 
 const TASK = "Cover the three blocks with the lids from left to right, "
@@ -20,7 +20,8 @@ const VOCAB = [
   "cover the left block with a lid", "cover the middle block with a lid", "cover the right block with a lid",
   "uncover the red block", "uncover the green block", "uncover the blue block",
 ];
-const SLOTS = 8, CAMERA = { width: 320, height: 240 };
+const SHIPPED = "training/planner/mn";
+const CAMERA = { width: 320, height: 240 };
 
 function stats(ms: number[]): { p50: number; p99: number; n: number } {
   const s = [...ms].sort((a, b) => a - b);
@@ -40,14 +41,13 @@ export async function bench(): Promise<Record<string, unknown>> {
   const dir = mkdtempSync(join(tmpdir(), "engram-bench-planner-"));
   try {
     writeTestBundle(dir);
-    const plan = [0, 1, 2, 3, 4, 5];
-    const spec = { tasks: [TASK], vocabulary: VOCAB, plans: [plan], slots: SLOTS, image: { width: 64, height: 48 } };
-    addTinyPlanner(dir, tinyPlannerWeights(spec));
+    const section = addPlannerFrom(dir, SHIPPED);
+    const slots = section.key_memory_slots;
     const planner = await openLearnedPlanner(dir);
     try {
       const images = await Promise.all(Array.from({ length: 140 }, (_, i) => image(i)));
       const initial = images[0]!;
-      const finished: FinishedSubtask[] = Array.from({ length: SLOTS - 1 },
+      const finished: FinishedSubtask[] = Array.from({ length: slots - 1 },
         (_, k) => ({ subtask: VOCAB[k % 6]!, endImageJpeg: images[1 + k]! }));
       const call = async (last: Uint8Array, first = initial, older = finished) => {
         const t = performance.now();
@@ -64,7 +64,8 @@ export async function bench(): Promise<Record<string, unknown>> {
         cold.push(await call(initial.slice(), initial.slice(), fresh));
       }
       const camera = `${CAMERA.width}x${CAMERA.height}`;
-      return { slots: SLOTS, planner_image: "64x48", camera, call_ms: stats(warm), cold_call_ms: stats(cold) };
+      const plannerImage = `${section.image.width}x${section.image.height}`;
+      return { slots, planner_image: plannerImage, camera, call_ms: stats(warm), cold_call_ms: stats(cold) };
     } finally {
       await planner.close();
     }

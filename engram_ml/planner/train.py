@@ -58,6 +58,8 @@ def train(data: PlannerData, steps: int, minutes: float, batch: int, lr: float, 
         if step % 10 == 0 or step == steps - 1:
             acc = (logits.argmax(dim=1) == data.next[idx]).float().mean().item()
             log.append({"step": step, "loss": round(loss.item(), 5), "accuracy": round(acc, 4)})
+            if step % 100 == 0:  # progress on long runs, one JSON line per 100 steps
+                print(json.dumps({**log[-1], "s": round(time.monotonic() - t0, 1)}), flush=True)
     return {"model": model, "log": log}
 
 

@@ -1,15 +1,21 @@
 /**
- * The shipped learned planner (policies/mem0-tiny: planner.onnx, trained by training/planner/ on the
- * twin's oracle plans of the four M(n) tasks) answers held-out episodes through the runtime's own
- * LearnedPlanner: the twin's plan expert runs seeds the training never saw, the planner camera's
- * JPEGs at the start and at each subtask end become the PlannerContext the trial loop builds, and
- * every call's answer is compared with the ground-truth next subtask ("done" after the last).
+ * The shipped learned planner (training/planner/mn: planner.onnx and its manifest section, trained
+ * on the twin's oracle plans of the four M(n) tasks), put into a test bundle, answers held-out
+ * episodes through the runtime's own LearnedPlanner: the twin's plan expert runs seeds the training
+ * never saw, the planner camera's JPEGs at the start and at each subtask end become the
+ * PlannerContext the trial loop builds, and every call's answer is compared with the ground-truth
+ * next subtask ("done" after the last).
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { LocalBus } from "../../src/bus/local.js";
 import { SimClock } from "../../src/bus/clock.js";
+import { writeTestBundle } from "../../src/policy/mem0/testBundle.js";
 import { openLearnedPlanner } from "../../src/policy/planner/learned.js";
+import { addPlannerFrom } from "../../src/policy/planner/testPlanner.js";
 import { PlannerFailure, type FinishedSubtask } from "../../src/policy/planner/types.js";
 import { loadRobotProfile } from "../../src/robot/index.js";
 import { SimNode } from "../../src/sim/node/SimNode.js";
@@ -19,9 +25,15 @@ import { plannerEpisode } from "../../training/planner/collect.js";
 const TASKS = ["press-button", "cover-blocks", "blocks-ranking-try", "battery-try"];
 /** Held-out seeds (training used 0-99). */
 const SEEDS = [1000, 1001];
+const SHIPPED = "training/planner/mn";
 
 test("learned planner: the shipped planner.onnx answers held-out twin episodes of the four M(n) tasks", async (t) => {
-  const planner = await openLearnedPlanner("policies/mem0-tiny");
+  // The test bundle's tokenizer holds every sim task's texts, so the planner's answers all load.
+  const bundle = mkdtempSync(join(tmpdir(), "engram-planner-mn-"));
+  t.after(() => rmSync(bundle, { recursive: true, force: true }));
+  writeTestBundle(bundle);
+  addPlannerFrom(bundle, SHIPPED);
+  const planner = await openLearnedPlanner(bundle);
   const bus = new LocalBus({ clock: new SimClock(0n) });
   const node = await SimNode.create({ bus, robot: loadRobotProfile("robots/x-one.yaml"), cameras: false, log: () => undefined });
   const wrong: string[] = [];

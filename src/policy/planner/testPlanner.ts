@@ -9,7 +9,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseDocument } from "yaml";
+import { parse, parseDocument } from "yaml";
 import type { PlannerSection } from "../../config/index.js";
 import { sha256Hex } from "../mem0/bundleIntegrity.js";
 import { mulberry32 } from "../mem0/flowSampler.js";
@@ -115,9 +115,22 @@ export function tinyPlannerSection(w: TinyPlannerWeights, bytes: Uint8Array, fil
   };
 }
 
-/** Writes planner.onnx (or `bytes`) into the bundle at `dir` and its `planner` section into policy.yaml. */
+/** Writes the tiny planner.onnx (or `bytes`) into the bundle at `dir` and its `planner` section into policy.yaml. */
 export function addTinyPlanner(dir: string, w: TinyPlannerWeights, bytes = tinyPlannerModel(w)): PlannerSection {
-  const section = tinyPlannerSection(w, bytes);
+  return addPlanner(dir, tinyPlannerSection(w, bytes), bytes);
+}
+
+/**
+ * Puts the planner exported into `folder` (planner.onnx and planner.yaml, the `planner` section, as
+ * `python -m engram_ml.planner.export ... --section-only` writes them) into the bundle at `dir`.
+ */
+export function addPlannerFrom(dir: string, folder: string): PlannerSection {
+  const section = (parse(readFileSync(join(folder, "planner.yaml"), "utf8")) as { planner: PlannerSection }).planner;
+  return addPlanner(dir, section, readFileSync(join(folder, section.model.file)));
+}
+
+/** Writes a planner's model `bytes` into the bundle at `dir` (as section.model.file) and `section` into its policy.yaml. */
+export function addPlanner(dir: string, section: PlannerSection, bytes: Uint8Array): PlannerSection {
   writeFileSync(join(dir, section.model.file), bytes);
   const path = join(dir, "policy.yaml");
   const doc = parseDocument(readFileSync(path, "utf8"));
