@@ -4,7 +4,8 @@ finished subtasks), and the share of episodes whose every call is right (the who
 perfect executor would follow it). A planner trained without key memory is scored as the runtime
 feeds it, its key memory hidden.
 
-  python -m engram_ml.planner.evaluate --data data/planner/heldout --checkpoint runs/planner/planner.pt [--json out.json]
+  python -m engram_ml.planner.evaluate --data data/planner/heldout --checkpoint runs/planner/planner.pt \
+      [--json out.json]
 """
 
 import argparse
@@ -56,7 +57,9 @@ def score(data: PlannerData, got: torch.Tensor) -> Dict[str, object]:
     rate = lambda xs: {"right": sum(xs), "calls": len(xs), "accuracy": round(sum(xs) / max(1, len(xs)), 4)}
     return {
         "overall": rate(right),
-        "per_task": {t: {**rate(v), "plans_right": sum(plans[t]), "episodes": len(plans[t])} for t, v in per_task.items()},
+        "per_task": {
+            t: {**rate(v), "plans_right": sum(plans[t]), "episodes": len(plans[t])} for t, v in per_task.items()
+        },
         "per_finished": {str(k): rate(v) for k, v in sorted(per_call.items())},
     }
 
@@ -70,7 +73,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     ckpt = load_planner_checkpoint(args.checkpoint)
     data = load_planner_data(args.data)
     if list(data.tasks) != list(ckpt["tasks"]) or list(data.vocabulary) != list(ckpt["vocabulary"]):
-        raise SystemExit(f"{args.data}: tasks/vocabulary differ from {args.checkpoint}'s (collect both with the same --tasks)")
+        why = "(collect both with the same --tasks)"
+        raise SystemExit(f"{args.data}: tasks/vocabulary differ from {args.checkpoint}'s {why}")
     model = ckpt["model"]
     model.eval()
     result = score(data, answers(model, data, bool(ckpt.get("key_memory", True))))

@@ -2,6 +2,7 @@
 (schema: src/config/schemas/policyManifest.ts, checked by src/policy/planner/learnedManifest.ts).
 
   python -m engram_ml.planner.export runs/planner/planner.pt policies/<bundle> [--section-only]
+  python -m engram_ml.planner.export training/planner/mn policies/<bundle>   (an exported planner folder)
 
 Opset 17, batch 1, as the runtime feeds it. The bundle's other models and fields are left as they are;
 every answer in `vocabulary` must be in the bundle's tokenizer vocabulary (the runtime checks it).
@@ -80,15 +81,52 @@ def export_planner(model: PlannerNet, tasks: Sequence[str], vocabulary: Sequence
         return planner_section(model.dims, tasks, vocabulary, f.read())
 
 
+def bundle_manifest(bundle: str) -> Dict[str, Any]:
+    """The bundle's policy.yaml, read before anything is written into the bundle."""
+    path = os.path.join(bundle, "policy.yaml")
+    if not os.path.isfile(path):
+        raise SystemExit(f"planner export: {path}: no policy.yaml (the bundle to put the planner into)")
+    with open(path) as f:
+        return yaml.safe_load(f)
+
+
+def set_planner_section(bundle: str, manifest: Dict[str, Any], section: Dict[str, Any]) -> None:
+    """Writes `manifest` with its `planner` section set to `section` back to the bundle's policy.yaml."""
+    manifest["planner"] = section
+    with open(os.path.join(bundle, "policy.yaml"), "w") as f:
+        yaml.safe_dump(manifest, f, sort_keys=False, width=160)
+
+
 def export_to_bundle(model: PlannerNet, tasks: Sequence[str], vocabulary: Sequence[str], bundle: str) -> Dict[str, Any]:
     """Writes planner.onnx into `bundle` and sets the `planner` section of its policy.yaml; returns the section."""
-    manifest_path = os.path.join(bundle, "policy.yaml")
-    with open(manifest_path) as f:
-        manifest = yaml.safe_load(f)
+    manifest = bundle_manifest(bundle)
     section = export_planner(model, tasks, vocabulary, bundle)
-    manifest["planner"] = section
-    with open(manifest_path, "w") as f:
-        yaml.safe_dump(manifest, f, sort_keys=False, width=160)
+    set_planner_section(bundle, manifest, section)
+    return section
+
+
+def copy_to_bundle(folder: str, bundle: str) -> Dict[str, Any]:
+    """Puts an exported planner folder (planner.yaml + its model file, as --section-only writes them) into
+    `bundle`: the model file is copied after its SHA-256 is checked against the section."""
+    section_path = os.path.join(folder, "planner.yaml")
+    if not os.path.isfile(section_path):
+        raise SystemExit(f"planner export: {folder}: no planner.yaml (expected a folder written by --section-only)")
+    with open(section_path) as f:
+        doc = yaml.safe_load(f)
+    section = doc.get("planner") if isinstance(doc, dict) else None
+    file = section.get("model", {}).get("file") if isinstance(section, dict) else None
+    if not isinstance(file, str):
+        raise SystemExit(f"planner export: {section_path}: expected a `planner` section with model.file")
+    with open(os.path.join(folder, file), "rb") as f:
+        data = f.read()
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != section["model"].get("sha256"):
+        raise SystemExit(f"planner export: {os.path.join(folder, file)}: SHA-256 {digest} is not planner.model.sha256 "
+                         f"of {section_path} (a damaged or replaced model file)")
+    manifest = bundle_manifest(bundle)
+    with open(os.path.join(bundle, file), "wb") as f:
+        f.write(data)
+    set_planner_section(bundle, manifest, section)
     return section
 
 
@@ -103,11 +141,19 @@ def load_planner_checkpoint(path: str) -> Dict[str, Any]:
 def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> None:
     """`python -m engram_ml.planner.export CHECKPOINT BUNDLE`."""
     ap = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("checkpoint", help="planner.pt written by `python -m engram_ml train planner`")
+    ap.add_argument("checkpoint", help="planner.pt written by `python -m engram_ml train planner`, or a folder "
+                    "--section-only wrote (planner.yaml + planner.onnx, e.g. training/planner/mn) to copy in")
     ap.add_argument("bundle", help="policy bundle folder holding policy.yaml (planner.onnx is written there)")
     ap.add_argument("--section-only", action="store_true",
                     help="no bundle yet: write planner.onnx and the section alone (planner.yaml) into the folder")
     args = ap.parse_args(argv)
+    if os.path.isdir(args.checkpoint):
+        if args.section_only:
+            why = "is already an exported folder; --section-only needs a planner.pt"
+            raise SystemExit(f"planner export: {args.checkpoint} {why}")
+        copy_to_bundle(args.checkpoint, args.bundle)
+        print(f"copied {args.checkpoint}'s planner into {args.bundle} (its model and policy.yaml's planner section)")
+        return
     ck = load_planner_checkpoint(args.checkpoint)
     if args.section_only:
         section = export_planner(ck["model"], ck["tasks"], ck["vocabulary"], args.bundle)

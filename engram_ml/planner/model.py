@@ -8,10 +8,10 @@
   key_mask [1,M] float32      1 where a slot holds a finished subtask
   -> logits [1,V+1]           over `vocabulary` + "done" (the last class)
 
-A small shared CNN encodes every image (its whole feature map, not a pool); each key-memory slot is its end image's code plus its
-subtask's embedding, masked; the slots are concatenated in order (the last one decides the
-trial-and-error tasks: Battery Try's lamp, Blocks Ranking Try's check) and an MLP reads them with
-the task and the initial image.
+A small shared CNN encodes every image (its whole feature map, not a pool); each key-memory slot is
+its end image's code plus its subtask's embedding, masked; the slots are concatenated in order (the
+last one decides the trial-and-error tasks: Battery Try's lamp, Blocks Ranking Try's check) and an
+MLP reads them with the task and the initial image.
 """
 
 from dataclasses import asdict, dataclass

@@ -12,7 +12,7 @@ import torch
 import yaml
 
 from engram_ml.planner.dataset import load_planner_data, synthetic_lamp_data
-from engram_ml.planner.export import INPUTS, example_inputs, export_onnx, export_to_bundle
+from engram_ml.planner.export import INPUTS, example_inputs, export_onnx, export_to_bundle, main as export_main
 from engram_ml.planner.model import PlannerDims, PlannerNet
 from engram_ml.planner.train import train
 
@@ -95,7 +95,8 @@ def test_onnx_parity_with_torch_under_onnxruntime_node(tmp_path):
         inputs = tmp_path / f"inputs{seed}.json"
         inputs.write_text(json.dumps(spec))
         script = os.path.join(REPO, "engram_ml", "planner", "ort_node.mjs")
-        run = subprocess.run(["node", script, onnx_path, str(inputs)], cwd=REPO, capture_output=True, text=True, timeout=120)
+        run = subprocess.run(["node", script, onnx_path, str(inputs)], cwd=REPO, capture_output=True, text=True,
+                             timeout=120)
         assert run.returncode == 0, run.stderr
         got = json.loads(run.stdout)
         assert got["dims"] == [1, 6]
@@ -104,12 +105,25 @@ def test_onnx_parity_with_torch_under_onnxruntime_node(tmp_path):
     print(f"planner.onnx (M=8, 64x48) under onnxruntime-node: {min(timings):.3f} ms per run (p50 of 50)")
 
 
+TSX = os.path.join(REPO, "node_modules", ".bin", "tsx")
+
+
+def write_test_bundle(bundle: str) -> None:
+    """A tiny bundle whose tokenizer holds every sim task's texts (src/policy/mem0/testBundle.ts)."""
+    build = [TSX, "src/policy/mem0/testBundle.ts", bundle]
+    subprocess.run(build, cwd=REPO, check=True, capture_output=True, timeout=120)
+
+
+def assert_engram_check_accepts(bundle: str) -> None:
+    check = subprocess.run([TSX, "src/cli.ts", "check", os.path.join(bundle, "policy.yaml")], cwd=REPO,
+                           capture_output=True, text=True, timeout=180)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
 @pytest.mark.skipif(not HAS_NODE, reason="node or node_modules missing (npm ci)")
 def test_export_into_a_bundle_that_engram_check_accepts(tmp_path):
     bundle = str(tmp_path / "bundle")
-    tsx = os.path.join(REPO, "node_modules", ".bin", "tsx")
-    build = [tsx, "src/policy/mem0/testBundle.ts", bundle]
-    subprocess.run(build, cwd=REPO, check=True, capture_output=True, timeout=120)
+    write_test_bundle(bundle)
     tasks = ["Put both batteries into the holder, then flip them one at a time, trying each polarity combination once, "
              "until the lamp turns green."]
     vocabulary = ["put both batteries into the holder", "flip the left battery", "flip the right battery"]
@@ -117,9 +131,29 @@ def test_export_into_a_bundle_that_engram_check_accepts(tmp_path):
     export_to_bundle(model, tasks, vocabulary, bundle)
     manifest = yaml.safe_load(open(os.path.join(bundle, "policy.yaml")))
     assert manifest["planner"]["model"]["inputs"]["key_images"]["shape"] == [1, 4, 3, 24, 32]
-    check = subprocess.run([tsx, "src/cli.ts", "check", os.path.join(bundle, "policy.yaml")], cwd=REPO,
-                           capture_output=True, text=True, timeout=180)
-    assert check.returncode == 0, check.stdout + check.stderr
+    assert_engram_check_accepts(bundle)
+
+
+@pytest.mark.skipif(not HAS_NODE, reason="node or node_modules missing (npm ci)")
+def test_the_shipped_planner_folder_goes_into_a_bundle_and_a_damaged_one_is_refused(tmp_path):
+    bundle = str(tmp_path / "bundle")
+    write_test_bundle(bundle)
+    shipped = os.path.join(REPO, "training", "planner", "mn")
+    damaged = str(tmp_path / "mn")
+    shutil.copytree(shipped, damaged)
+    with open(os.path.join(damaged, "planner.onnx"), "r+b") as f:
+        f.seek(5000)
+        byte = f.read(1)
+        f.seek(5000)
+        f.write(bytes([byte[0] ^ 0xFF]))
+    before = open(os.path.join(bundle, "policy.yaml")).read()
+    with pytest.raises(SystemExit, match=r"planner\.onnx: SHA-256 .* is not planner\.model\.sha256"):
+        export_main([damaged, bundle])
+    assert open(os.path.join(bundle, "policy.yaml")).read() == before, "a refused copy leaves the bundle as it was"
+    export_main([shipped, bundle])
+    manifest = yaml.safe_load(open(os.path.join(bundle, "policy.yaml")))
+    assert len(manifest["planner"]["tasks"]) == 4 and manifest["planner"]["image"] == {"width": 128, "height": 96}
+    assert_engram_check_accepts(bundle)
 
 
 def test_evaluate_scores_calls_per_task_and_whole_plans():
