@@ -22,6 +22,7 @@ import yaml
 
 from engram_ml.mem0_tiny.checkpoint import load_checkpoint
 from engram_ml.mem0_tiny.model import Dims, Mem0Tiny
+from engram_ml.memory.framesamp import frame_sampling_indices
 
 OPSET = 17
 CAMERAS = ["head", "left_wrist", "right_wrist"]
@@ -120,13 +121,13 @@ def manifest(name: str, d: Dims, ckpt: Dict[str, Any], noise_scale: float) -> Di
         "format_version": 1,
         "kind": "mem0",
         "name": name,
-        "cameras": CAMERAS[: d.cameras],
+        "cameras": ckpt.get("cameras", CAMERAS[: d.cameras]),
         "image": {
             "width": d.width,
             "height": d.height,
             "pixel_normalization": {"mean": [0.5, 0.5, 0.5], "std": [0.5, 0.5, 0.5]},
         },
-        "layout": {"state": "bimanual_16d", "action": "bimanual_16d"},
+        "layout": {"state": ckpt.get("layout", "bimanual_16d"), "action": ckpt.get("layout", "bimanual_16d")},
         "state_dim": S,
         "action_dim": A,
         "action_reference": ckpt.get("action_reference", "absolute"),
@@ -152,8 +153,14 @@ def manifest(name: str, d: Dims, ckpt: Dict[str, Any], noise_scale: float) -> Di
         "horizon": H,
         "flow_steps": FLOW_STEPS,
         "flow_noise_scale": noise_scale,
-        "control_hz": 10,
-        "memory": {"window": K, "anchor": bool(ckpt["ablation"]["anchor"]), "feature_dim": F, "summary_tokens": T},
+        "control_hz": ckpt.get("control_hz", 10),
+        "memory": {
+            "window": K,
+            "anchor": bool(ckpt["ablation"]["anchor"]),
+            "feature_dim": F,
+            "summary_tokens": T,
+            **({"strategy": ckpt["memory_strategy"]} if ckpt.get("memory_strategy", "mem0") != "mem0" else {}),
+        },
         "classifier": {"threshold": THRESHOLD, "switch_count": SWITCH_COUNT},
         "models": {
             "encoder": {
@@ -265,6 +272,7 @@ def parity(model: Mem0Tiny, d: Dims, m: Dict[str, Any]) -> Dict[str, Any]:
     tokens = torch.zeros(1, d.max_tokens, dtype=torch.int64)
     tokens[0, : len(ids)] = torch.tensor(ids)
     use_anchor = m["memory"]["anchor"]
+    strategy = m["memory"].get("strategy", "mem0")
     F, K = d.feature_dim, d.window
     steps, feats, anchor = [], [], None
     with torch.no_grad():
@@ -279,7 +287,14 @@ def parity(model: Mem0Tiny, d: Dims, m: Dict[str, Any]) -> Dict[str, Any]:
                 anchor = feat.clone()
             window = torch.zeros(1, K, F)
             wmask = torch.zeros(1, K)
-            for j, f in enumerate(feats[-K:]):
+            # What the runtime's strategy reads: mem0 the K frames before this one; framesamp K of all so far
+            # (this one included); none nothing.
+            read = {
+                "mem0": feats[-K:],
+                "framesamp": [(feats + [feat])[i] for i in frame_sampling_indices(s, K)],
+                "none": [],
+            }[strategy]
+            for j, f in enumerate(read):
                 window[0, j] = f[0]
                 wmask[0, j] = 1
             amask = torch.ones(1, 1) if anchor is not None else torch.zeros(1, 1)

@@ -47,6 +47,7 @@ class Dims:
     keypoints: int = 0  # spatial-softmax keypoints per camera (0: none, as the first shipped models)
     encoder: str = "conv"  # "conv": Encoder (end_to_end.py); "perception": PerceptionEncoder (train.py)
     perception_dim: int = 32
+    aux_dim: int = 4  # the perception's training-only read-out of privileged targets (Put Back Block: x, y, z, held)
 
     def as_dict(self) -> Dict[str, Any]:
         """The sizes as plain data (checkpoints and manifests keep them)."""
@@ -107,8 +108,6 @@ class Perception(nn.Module):
     resolution, spatial-softmax keypoints (expected x, y of each learned map: sub-pixel positions of
     the block and the fingers) and pooled features; an MLP over all cameras."""
 
-    AUX = 4  # block x, y, z (normalized), held logit
-
     def __init__(self, d: Dims) -> None:
         super().__init__()
         k = d.keypoints or 8
@@ -125,7 +124,7 @@ class Perception(nn.Module):
         self.register_buffer("grid", torch.stack([xs.flatten(), ys.flatten()], dim=-1))  # [h2*w2, 2]
         self.log_temperature = nn.Parameter(torch.zeros(1))
         self.mlp = nn.Sequential(nn.Linear(d.cameras * (2 * k + 32), 256), nn.ReLU(), nn.Linear(256, d.perception_dim))
-        self.aux = nn.Linear(d.perception_dim, self.AUX)
+        self.aux = nn.Linear(d.perception_dim, d.aux_dim)
 
     def forward(self, images: torch.Tensor) -> torch.Tensor:
         b = images.shape[0]

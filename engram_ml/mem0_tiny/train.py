@@ -38,7 +38,7 @@ import torch.nn.functional as Fn
 
 from engram_ml.mem0_tiny import end_to_end
 from engram_ml.mem0_tiny.checkpoint import load_checkpoint, save_checkpoint
-from engram_ml.mem0_tiny.data import END_FRAMES, FrameMemory, Vocabulary
+from engram_ml.mem0_tiny.data import END_FRAMES, FrameMemory, FrameSampFrames, Vocabulary
 from engram_ml.mem0_tiny.losses import focal_bce
 from engram_ml.mem0_tiny.model import Dims, Mem0Tiny, Perception
 
@@ -70,6 +70,9 @@ class MemoryAux(torch.nn.Module):
 
 
 AUX_SCALE = 10.0  # block position in decimetres around the workspace centre
+# Columns of a Put Back Block aux.npy from before collect.ts wrote aux_kinds: block x, y, z, held, phase.
+LEGACY_AUX_KINDS = ["pos", "pos", "pos", "bin", "phase"]
+MEMORY_STRATEGIES = ("mem0", "framesamp", "none")
 
 
 def normalize_images(u8: torch.Tensor) -> torch.Tensor:
@@ -84,6 +87,8 @@ class Data:
 
     def __init__(self, dirs: List[str], window: int, load_images: bool = True) -> None:
         metas, images, states, labels, aux, seg_start, pos, self.stems = [], [], [], [], [], [], [], []
+        execution, instruction, answer = [], [], []
+        self.instructions: List[str] = []
         offset = 0
         for d in dirs:
             for meta_path in sorted(glob.glob(os.path.join(d, "*.json"))):
@@ -99,6 +104,12 @@ class Data:
                 labels.append(np.load(stem + ".label.npy"))
                 aux.append(np.load(stem + ".aux.npy"))
                 seg_start += [offset] * T
+                demo = int(meta.get("demo_frames", 0))  # a demonstration prompt's frames come first: no labels
+                execution += [offset + t for t in range(demo, T)]
+                if meta["instruction"] not in self.instructions:
+                    self.instructions.append(meta["instruction"])
+                instruction += [self.instructions.index(meta["instruction"])] * T
+                answer += [-1 if meta.get("answer") is None else int(meta["answer"])] * T
                 success = meta["outcome"] == "success"
                 pos += [1.0 if success and t > T - 1 - END_FRAMES else 0.0 for t in range(T)]
                 metas.append(meta)
@@ -106,6 +117,10 @@ class Data:
                 offset += T
         if not metas:
             raise SystemExit(f"no collect.ts episodes in {dirs}")
+        kinds = {json.dumps(m.get("aux_kinds", LEGACY_AUX_KINDS)) for m in metas}
+        if len(kinds) > 1:
+            raise SystemExit(f"{dirs}: episodes with different aux_kinds (collected for different tasks?): {sorted(kinds)}")
+        self.aux_kinds: List[str] = json.loads(kinds.pop())
         self.metas = metas
         self.images = torch.from_numpy(np.concatenate(images)) if load_images else None  # uint8 [N, C, H, W, 3]
         self.state = torch.from_numpy(np.concatenate(states)).float()
@@ -116,6 +131,16 @@ class Data:
         self.window = window
         self.memory = FrameMemory(self.seg_start, window)
         self.n = len(seg_start)
+        self.execution = torch.tensor(execution, dtype=torch.int64)  # frames with an oracle label
+        self.instruction = torch.tensor(instruction, dtype=torch.int64)
+        self.answer = torch.tensor(answer, dtype=torch.int64)  # -1: train_policy derives it (Put Back Block's mat)
+        self.framesamp = FrameSampFrames(self.seg_start, window)
+        pos_cols = [i for i, k in enumerate(self.aux_kinds) if k == "pos"]
+        self.aux_centre = (
+            AUX_CENTRE.repeat(len(pos_cols) // 3)
+            if self.aux_kinds == LEGACY_AUX_KINDS
+            else torch.from_numpy(np.nanmean(self.aux[:, pos_cols].numpy(), axis=0)).float()
+        )
         first = metas[0]
         self.cameras, self.height, self.width = len(first["cameras"]), first["height"], first["width"]
 
@@ -127,13 +152,31 @@ class Data:
         return torch.from_numpy(np.load(self.stems[k] + ".images.npy"))
 
     def aux_targets(self, idx: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
-        """Normalized block position [B, 3] and held flag [B] of the frames `idx`."""
+        """The perception's targets of the frames `idx`: positions normalized around the data's centre in
+        decimetres [B, P] and flags [B, Q] (aux_kinds "pos", "bin"); NaN where the camera cannot tell."""
         a = self.aux[idx]
-        return (a[:, :3] - AUX_CENTRE) * AUX_SCALE, a[:, 3]
+        kinds = self.aux_kinds
+        pos = a[:, [i for i, k in enumerate(kinds) if k == "pos"]]
+        return (pos - self.aux_centre) * AUX_SCALE, a[:, [i for i, k in enumerate(kinds) if k == "bin"]]
 
-    def memory_indices(self, idx: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """For frame indices idx [B]: anchor index [B], window indices [B, K] and window mask [B, K]."""
-        return self.memory.indices(idx)
+    def phase(self) -> torch.Tensor:
+        """The oracle's subtask index of every frame [N] (0 where the data has none)."""
+        if "phase" not in self.aux_kinds:
+            return torch.zeros(self.n, dtype=torch.int64)
+        return self.aux[:, self.aux_kinds.index("phase")].nan_to_num(0).long().clamp(0, PHASES - 1)
+
+    def memory_indices(
+        self, idx: torch.Tensor, strategy: str = "mem0"
+    ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor, float]:
+        """For frame indices idx [B], what memory.onnx reads under the runtime's `strategy`: anchor index
+        [B], window indices [B, K], window mask [B, K], and whether the anchor is shown (1.0) or masked."""
+        anchor, window, mask = self.memory.indices(idx)
+        if strategy == "framesamp":  # RoboMME's 32-of-everything-so-far, demonstration included; no anchor
+            window, mask = self.framesamp.indices(idx)
+            return anchor, window, mask, 0.0
+        if strategy == "none":
+            return anchor, window, torch.zeros_like(mask), 0.0
+        return anchor, window, mask, 1.0
 
 
 def perception_features(
@@ -169,6 +212,7 @@ def train_perception(args: argparse.Namespace) -> None:
         encoder="perception",
         keypoints=args.keypoints,
         perception_dim=args.perception_dim,
+        aux_dim=sum(k in ("pos", "bin") for k in data.aux_kinds),
     )
     perception = Perception(d)
     opt = torch.optim.AdamW(perception.parameters(), lr=args.lr, weight_decay=1e-4)
@@ -190,15 +234,18 @@ def train_perception(args: argparse.Namespace) -> None:
             )  # lighting jitter per camera
         out = perception.aux(perception(images))
         xyz, held = data.aux_targets(idx)
-        pos_loss = Fn.smooth_l1_loss(out[:, :3], xyz, beta=0.05)
-        held_loss = Fn.binary_cross_entropy_with_logits(out[:, 3], held)
-        loss = pos_loss + 0.1 * held_loss
+        P = xyz.shape[1]
+        pos_loss = masked_mean(Fn.smooth_l1_loss(out[:, :P], xyz.nan_to_num(0), beta=0.05, reduction="none"), xyz)
+        held_loss = masked_mean(
+            Fn.binary_cross_entropy_with_logits(out[:, P:], held.nan_to_num(0), reduction="none"), held
+        )
+        loss = pos_loss + args.bin_weight * held_loss
         opt.zero_grad()
         loss.backward()
         opt.step()
         step += 1
         if step % 25 == 0:
-            err_cm = ((out[:, :2] - xyz[:, :2]).norm(dim=-1).mean() / AUX_SCALE * 100).item()
+            err_cm = ((out[:, :2] - xyz[:, :2]).norm(dim=-1).nanmean() / AUX_SCALE * 100).item()
             line = {
                 "step": step,
                 "s": round(time.time() - start, 1),
@@ -229,6 +276,12 @@ def train_perception(args: argparse.Namespace) -> None:
         f"saved {args.out}: {step} steps, {time.time() - start:.0f} s wall, {time.process_time() - cpu0:.0f} s CPU",
         flush=True,
     )
+
+
+def masked_mean(loss: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Mean of the elementwise `loss` where `target` is known (not NaN); 0 when nothing is."""
+    known = ~torch.isnan(target)
+    return (loss * known).sum() / known.sum().clamp(min=1)
 
 
 def load_perception(path: str) -> Tuple[Dict[str, Any], Dims, Perception]:
@@ -312,12 +365,11 @@ def train_policy(args: argparse.Namespace) -> None:
     memory_aux = MemoryAux(d)
     if init and "memory_aux" in init:
         memory_aux.load_state_dict(init["memory_aux"])
-    mat = original_mat(data.aux[data.seg_start, :2])
-    phase = data.aux[:, 4].long().clamp(0, PHASES - 1)
+    answer = data.answer if (data.answer >= 0).all() else original_mat(data.aux[data.seg_start, :2])
+    phase = data.phase()
     for p in model.encoder.perception.parameters():
         p.requires_grad_(False)
-    instruction = data.metas[0]["instruction"]
-    tokens = torch.from_numpy(vocab.tokens(instruction, "policy"))[None, :]
+    tokens = torch.stack([torch.from_numpy(vocab.tokens(text, "policy")) for text in data.instructions])
     state_n = (data.state - stats["state_mean"]) / stats["state_std"]
     target = (offsets - stats["action_mean"]) / stats["action_std"]
     params = [p for p in model.parameters() if p.requires_grad] + list(memory_aux.parameters())
@@ -328,19 +380,20 @@ def train_policy(args: argparse.Namespace) -> None:
     log = list(prior["log"])
     start, cpu0, step = time.time(), time.process_time(), 0
     use_anchor, use_window = not args.no_anchor, not args.no_window
+    strategy = args.memory
     while time.time() - start < args.minutes * 60:
         frac = (time.time() - start) / (args.minutes * 60)
         for g in opt.param_groups:
             g["lr"] = args.lr * 0.5 * (1 + np.cos(np.pi * frac))
-        idx = torch.randint(0, data.n, (args.batch,))
-        anchor_i, win_i, win_mask = data.memory_indices(idx)
+        idx = data.execution[torch.randint(0, data.execution.shape[0], (args.batch,))]
+        anchor_i, win_i, win_mask, shown = data.memory_indices(idx, strategy)
         fuse = lambda i: model.encoder.fused(feats[i], state_n[i])
         B = idx.shape[0]
         current = fuse(idx)
         window = fuse(win_i.flatten()).reshape(B, d.window, -1)
         anchor = fuse(anchor_i).unsqueeze(1)
-        text = model.encoder.text_feature(tokens).expand(B, -1)
-        anchor_mask = torch.full((B, 1), 1.0 if use_anchor else 0.0)
+        text = model.encoder.text_feature(tokens)[data.instruction[idx]]
+        anchor_mask = torch.full((B, 1), shown if use_anchor else 0.0)
         if not use_window:
             win_mask = torch.zeros_like(win_mask)
         summary = model.memory(current, window, win_mask, anchor, anchor_mask, text)
@@ -354,7 +407,7 @@ def train_policy(args: argparse.Namespace) -> None:
         )
         flow = ((v - (x1 - noise)) ** 2).mean()
         mat_logits, phase_logits = memory_aux(summary)
-        mem = Fn.cross_entropy(mat_logits, mat[idx]) + Fn.cross_entropy(phase_logits, phase[idx])
+        mem = Fn.cross_entropy(mat_logits, answer[idx]) + Fn.cross_entropy(phase_logits, phase[idx])
         loss = flow + args.cls_weight * cls + args.memory_aux * mem
         opt.zero_grad()
         loss.backward()
@@ -368,7 +421,7 @@ def train_policy(args: argparse.Namespace) -> None:
                 "cpu_s": round(prior["cpu_seconds"] + time.process_time() - cpu0, 1),
                 "flow": round(flow.item(), 4),
                 "cls": round(cls.item(), 4),
-                "mat_acc": round((mat_logits.argmax(1) == mat[idx]).float().mean().item(), 3),
+                "mat_acc": round((mat_logits.argmax(1) == answer[idx]).float().mean().item(), 3),
                 "phase_acc": round((phase_logits.argmax(1) == phase[idx]).float().mean().item(), 3),
             }
             log.append(line)
@@ -381,7 +434,11 @@ def train_policy(args: argparse.Namespace) -> None:
             "stats": {k: v.tolist() for k, v in stats.items()},
             "vocabulary": {"max_length": vocab.max_length, "pad_id": vocab.pad_id, "vocabulary": vocab.vocabulary},
             "memory_aux_weight": args.memory_aux,
-            "ablation": {"anchor": use_anchor, "window": use_window},
+            "ablation": {"anchor": use_anchor and strategy == "mem0", "window": use_window},
+            "memory_strategy": strategy,
+            "cameras": data.metas[0]["cameras"],
+            "layout": data.metas[0].get("layout", "bimanual_16d"),
+            "control_hz": data.metas[0].get("control_hz", 10),
             "action_reference": "state",
             "action_norm": "mean_std",
             "recipe": "perception-first DAgger (train policy)",
@@ -429,6 +486,7 @@ def build_parser(prog: Optional[str] = None) -> argparse.ArgumentParser:
     p.add_argument("--keypoints", type=int, default=8, help="spatial-softmax keypoints per camera (default 8)")
     p.add_argument("--perception-dim", type=int, default=32, help="perception feature size (default 32)")
     p.add_argument("--jitter", type=float, default=0.05, help="std of the per-camera lighting jitter (default 0.05)")
+    p.add_argument("--bin-weight", type=float, default=0.1, help="weight of the 0/1 targets' loss (default 0.1)")
 
     p = stages.add_parser(
         "policy",
@@ -457,6 +515,13 @@ def build_parser(prog: Optional[str] = None) -> argparse.ArgumentParser:
         type=float,
         default=0.3,
         help="weight of the summary's starting-mat and phase read-outs (default 0.3; 0: off)",
+    )
+    p.add_argument(
+        "--memory",
+        choices=MEMORY_STRATEGIES,
+        default="mem0",
+        help="the runtime memory strategy trained for (manifest memory.strategy; framesamp: --window frames of"
+        " the whole history, demonstration included; none: no history) (default mem0)",
     )
     p.add_argument("--no-anchor", action="store_true", help="ablation: mask the anchor out (manifest anchor: false)")
     p.add_argument(

@@ -70,8 +70,9 @@ async function perform(o: TwinDemonstrationOptions, cameras: CameraSpec[], taskI
     bus.subscribe(topic, type, SENSOR_QOS, (cdr) => latest.set(topic, { type, cdr }));
   const offs = [...cameras.map((c) => keep(c.topic, imageType(c))), keep(jointTopic, "sensor_msgs/msg/JointState")];
   try {
-    // The task's definition with its demonstrator as the expert the twin drives with.
-    const demoTask: TaskDefinition<TaskScene> = { ...task, expert };
+    // The task's definition with its demonstrator as the expert the twin drives with, and as its
+    // demonstration (so TaskEpisode runs no demonstration phase before it: the demonstration is the episode).
+    const demoTask: TaskDefinition<TaskScene> = { ...task, expert, demonstration: expert };
     const episode = node.reset({ task: demoTask, seed, expert: true })!;
     const startNs = bus.clock.nowNs();
     const periodNs = BigInt(Math.round(1e9 / o.controlHz));

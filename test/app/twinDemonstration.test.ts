@@ -3,7 +3,8 @@
  * {source: twin}` whose demonstrator is Put Back Block's own scripted expert (no task defines a
  * demonstration yet) shows the policy a prompt performed on the episode's own scene by a scratch
  * twin: the events and the run's MCAP hold it, the scratch arm moved while the episode's own arm
- * starts at home; a task without a demonstration expert is refused by name.
+ * starts at home; a task without a demonstration expert is refused by name; a demonstrator given for a
+ * task with its own demonstration (Video Unmask) drives from the scene's start, not after that one.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync } from "node:fs";
@@ -75,4 +76,34 @@ test("a task without a demonstration expert is refused by name", async () => {
   assert.equal(source.kind, "twin");
   await assert.rejects(source.load("put-back-block", 0, 0),
     /twin demonstration: task "put-back-block" defines no demonstration expert .*name a recorded episode instead \(source: mcap\)/);
+});
+
+test("a demonstrator of a task with its own demonstration is the whole prompt (no demonstration phase first)", { timeout: 120_000 }, async () => {
+  const robot = loadRobotProfile("robots/franka-droid.yaml");
+  const inputs = {
+    profile: robot.profile, layout: getLayout(robot.profile, "joint_8d"),
+    imageSpecs: { exterior_left: { width: 8, height: 6, mean: [0, 0, 0] as [number, number, number], std: [1, 1, 1] as [number, number, number] } },
+  };
+  const firstX: number[] = [];
+  let ticks = 0;
+  const source = twinDemonstration({
+    robot, physicsHz: 240, controlHz: 15, inputs, maxFrames: 30,
+    // Video Unmask's own demonstration, watched: where container 0 stands when the demonstrator starts.
+    demonstrator: (task) => (world, scene, profile) => {
+      const inner = task.demonstration!(world, scene, profile);
+      const container = (scene as unknown as { containers: number[] }).containers[0]!;
+      return {
+        next: (w, step) => {
+          if (ticks++ === 0) firstX.push(w.objectPose(container).position[0]);
+          return inner.next(w, step);
+        },
+        annotations: () => inner.annotations(),
+      };
+    },
+  });
+  const demo = await source.load("video-unmask", 4, 0);
+  assert.ok(demo.frames.length >= 28 && demo.frames.length <= 30, `${demo.frames.length} frames`);
+  assert.ok(ticks >= demo.frames.length && ticks <= 31, `the demonstrator drove ${ticks} ticks for ${demo.frames.length} frames`);
+  // Parked in front of its cube (x 0.40 +- 0.02), not already over it (x 0.58) by a demonstration run before.
+  assert.ok(Math.abs(firstX[0]! - 0.40) < 0.03, `container 0 at x ${firstX[0]} when the demonstrator starts`);
 });

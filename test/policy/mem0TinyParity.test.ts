@@ -2,8 +2,9 @@
  * policies/mem0-tiny (trained in PyTorch, training/mem0_tiny/) on onnxruntime-node against the values
  * torch computed at export (parity.json, written by `python -m engram_ml export`): each model file on
  * its own, then the whole Mem0Policy observe/observe/observe/act path (anchor, window, flow sampling
- * from the runtime's seeded noise, denormalization). Tolerance 1e-4. Runs for the shipped bundle and
- * its ablation variants (policies/mem0-tiny/ablations/*), or for MEM0_TINY_BUNDLE alone.
+ * from the runtime's seeded noise, denormalization), memory as the manifest's strategy reads it
+ * (mem0, framesamp, none). Tolerance 1e-4. Runs for the shipped bundle and its ablation variants
+ * (policies/mem0-tiny/ablations/*), or for MEM0_TINY_BUNDLE alone (a Franka bundle too).
  */
 import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -11,7 +12,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadMem0Policy, type Mem0Policy } from "../../src/policy/mem0/Mem0Policy.js";
 import { closeMem0Bundle, mem0BundleIssues, openMem0Bundle, type Mem0Bundle } from "../../src/policy/mem0/bundle.js";
-import { BIMANUAL_16D } from "../../src/policy/mem0/layout.js";
+import { frameSamplingIndices } from "../../src/memory/frameSampling.js";
+import { getLayout } from "../../src/robot/layout.js";
+import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
 import { normalize } from "../../src/policy/mem0/normalization.js";
 import { tokenize } from "../../src/policy/mem0/tokenizer.js";
 import { f32, i64 } from "../../src/policy/mem0/ortSession.js";
@@ -75,9 +78,13 @@ for (const BUNDLE of BUNDLES) describe(BUNDLE, () => {
       });
       assertClose(enc.image_feature!, step.image_feature, `encoder image_feature step ${s}`);
       assertClose(enc.text_feature!, step.text_feature, `encoder text_feature step ${s}`);
-      // Memory from torch's own features: anchor = step 0 (when the manifest keeps it), window = earlier steps.
+      // Memory from torch's own features: anchor = step 0 (when the manifest keeps it), window = what the
+      // strategy reads (mem0: the K steps before; framesamp: K of all steps so far, this one included; none: none).
       const window = new Float32Array(K * F), windowMask = new Float32Array(K);
-      parity.steps.slice(Math.max(0, s - K), s).forEach((p, j) => { window.set(p.image_feature, j * F); windowMask[j] = 1; });
+      const strategy = m.memory.strategy ?? "mem0";
+      const read = strategy === "mem0" ? parity.steps.slice(Math.max(0, s - K), s)
+        : strategy === "framesamp" ? frameSamplingIndices(s, K).map((i) => parity.steps[i]!) : [];
+      read.forEach((p, j) => { window.set(p.image_feature, j * F); windowMask[j] = 1; });
       const anchor = m.memory.anchor ? Float32Array.from(parity.steps[0]!.image_feature) : new Float32Array(F);
       const mem = await run("memory", {
         current: f32(Float32Array.from(step.image_feature), [1, F]), window: f32(window, [1, K, F]), window_mask: f32(windowMask, [1, K]),
@@ -92,7 +99,11 @@ for (const BUNDLE of BUNDLES) describe(BUNDLE, () => {
   test("Mem0Policy on the bundle reproduces torch's logits and action chunk", { skip }, async () => {
     let policy: Mem0Policy | null = null;
     try {
-      policy = await loadMem0Policy(BUNDLE, { actionJointNames: BIMANUAL_16D, log: () => {} });
+      // The robot whose layout the bundle names (the X-One's bimanual_16d, the Franka's joint_8d).
+      const robot = loadRobotProfile(m.layout.action === "bimanual_16d" ? "robots/x-one.yaml" : "robots/franka-droid.yaml");
+      const layout = getLayout(robot.profile, m.layout.action);
+      const jointNames = layout.kind === "joint" ? layout.names : [];
+      policy = await loadMem0Policy(BUNDLE, { actionJointNames: jointNames, log: () => {} });
       await policy.reset({ task: "parity", episode: 0, seed: parity.seed, instruction: parity.instruction });
       const plane = 3 * m.image.height * m.image.width;
       for (const [s, step] of parity.steps.entries()) {
@@ -102,7 +113,7 @@ for (const BUNDLE of BUNDLES) describe(BUNDLE, () => {
         assertClose([r.logit], [step.logit], `observe() logit step ${s}`);
       }
       const chunk = await policy.act();
-      assert.deepEqual(chunk.jointNames, BIMANUAL_16D);
+      assert.deepEqual(chunk.jointNames, jointNames);
       assert.equal(chunk.horizon, m.horizon);
       assertClose(chunk.actions, parity.chunk, "act() chunk (robot units)");
     } finally {

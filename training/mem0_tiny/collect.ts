@@ -3,17 +3,22 @@
  * (runTrial: the same bus, camera encoding, sharp preprocessing, scheduler and safety filter as
  * `engram run`) with the policy wrapped by a LabelingPolicy. On every tick the wrapper saves what
  * the policy saw (its preprocessed images and state) with the twin's oracle label for that state
- * (the reactive expert's chunk from the ground truth now, src/sim/expert/ReactivePutBackBlockExpert.ts)
- * and privileged targets for the encoder's auxiliary loss (block position, held). Each chunk the
+ * (the task's reactive expert's chunk from the ground truth now, src/sim/expert/) and privileged
+ * targets for the perception's auxiliary loss (training/mem0_tiny/privileged.ts). A demonstration
+ * prompt (run config `demonstration`, e.g. launch/sim-franka-video.yaml) is saved as the episode's
+ * first `demo_frames` frames, with the targets of the demonstration's own world. Each chunk the
  * scheduler asks for is the expert's with probability --beta, else the policy's (beta 1: expert
  * demonstrations through the runtime; beta 0: pure policy rollouts, labelled by the oracle).
  *
  * Per episode `<out>/<name>-<seed>.*` (the layout engram_ml/mem0_tiny/train.py reads, plus labels):
  *   images.npy uint8 [T, C, H, W, 3]   state.npy float32 [T, 16]   action.npy float32 [T, 16] (label chunk's first target)
- *   label.npy float32 [T, H, 16] (the oracle's chunk, absolute, policy layout)   aux.npy float32 [T, 5] (block x, y, z, held, phase)
- *   json: { task, tmc, instruction, seed, outcome, frames, cameras, width, height, segments: [], subtask_end: [], beta, policy }
+ *   label.npy float32 [T, H, D] (the oracle's chunk, absolute, policy layout; a demonstration frame's holds its state)
+ *   aux.npy float32 [T, A] (privileged targets, columns as json aux_kinds)
+ *   json: { task, tmc, instruction, seed, outcome, frames, demo_frames, cameras, width, height, layout, control_hz,
+ *           aux_kinds, answer, segments: [], subtask_end: [], beta, policy }
  *
  * Run: npx tsx training/mem0_tiny/collect.ts --policy DIR --episodes N --seed S --beta B --out data/dagger --name it0
+ *      [--task put-back-block --config launch/sim-x-one.yaml]
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -22,29 +27,63 @@ import type { ActionChunk, EpisodeInfo, ObserveResult, Policy, PolicySpec, Prepa
 import { getLayout, toPolicyVector } from "../../src/robot/layout.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
 import type { LayoutSpec } from "../../src/robot/types.js";
-import type { ReactivePutBackBlockExpert } from "../../src/sim/expert/ReactivePutBackBlockExpert.js";
+import type { ReactiveExpert } from "../../src/sim/expert/types.js";
 import { reactiveExpertOf } from "../../src/sim/expert/runExpertEpisode.js";
 import type { SimNode } from "../../src/sim/node/SimNode.js";
+import type { TaskDefinition, TaskScene } from "../../src/sim/tasks/index.js";
+import { getTaskSpec } from "../../src/task/registry.js";
 import { mulberry32 } from "../../src/task/rng.js";
-import type { PutBackBlockScene } from "../../src/sim/tasks/put-back-block.js";
 import { runTrial } from "../../src/app/runTrial.js";
+import type { Demonstrator } from "../../src/app/twinDemonstration.js";
 import { DEFAULT_INSTRUCTIONS, wordVocabulary } from "../../src/policy/mem0/testBundle.js";
 import { npyBytes } from "./hdf5ToNpy.js";
-
-const PHASES = ["to-centre", "press", "put-back", "done"];
+import { privilegedTargetsOf, type PrivilegedTargets } from "./privileged.js";
 
 interface Frame { images: Uint8Array; state: Float32Array; label: Float32Array; aux: Float32Array }
 
+/**
+ * The task's demonstration expert, recording the privileged targets of its own world at each tick
+ * (`ticks`, emptied by the caller per episode): the twin's demonstration runs on a scene of its own.
+ */
+function recordingDemonstrator(targets: PrivilegedTargets, ticks: number[][]): (task: TaskDefinition<TaskScene>) => Demonstrator | undefined {
+  return (task) => {
+    const demo = task.demonstration;
+    if (!demo) return undefined;
+    return (world, scene, profile) => {
+      const inner = demo(world, scene, profile);
+      return {
+        next: (w, step) => {
+          const out = inner.next(w, step);
+          ticks.push(targets.at(w, scene, null));
+          return out;
+        },
+        annotations: () => inner.annotations(),
+      };
+    };
+  };
+}
+
+/** Every instruction the task's scenes can ask for (sorted, so every collection tokenizes alike). */
+function instructionsOf(taskId: string): string[] {
+  const task = getTaskSpec(taskId);
+  if (!task.draw || !task.instructionFor) return [task.instruction];
+  const all = new Set<string>();
+  for (let seed = 0; seed < 2000; seed++) all.add(task.instructionFor(task.draw(mulberry32(seed))));
+  return [...all].sort();
+}
+
 /** Wraps the policy: logs observation + oracle label per tick, and lets the expert act with probability beta. */
 class LabelingPolicy implements Policy {
-  private expert: ReactivePutBackBlockExpert | null = null;
+  private expert: ReactiveExpert | null = null;
   private frames: Frame[] = [];
+  private demoFrames = 0;
   private episode: EpisodeInfo | null = null;
   private readonly rng: () => number;
   private latestLabel: Float64Array[] = [];
 
   constructor(private readonly inner: Policy, private readonly sim: SimNode, private readonly o: {
-    beta: number; seed: number; layout: LayoutSpec; onEpisode: (e: EpisodeInfo, frames: Frame[]) => void;
+    beta: number; seed: number; layout: LayoutSpec; targets: PrivilegedTargets; demoTicks: number[][];
+    onEpisode: (e: EpisodeInfo, frames: Frame[], demoFrames: number, answer: number | null) => void;
   }) {
     this.rng = mulberry32(o.seed ^ 0x5eed).next;
   }
@@ -55,9 +94,27 @@ class LabelingPolicy implements Policy {
     this.flush();
     const e = this.sim.episode;
     if (!e) throw new Error("collect: the sim has no episode at reset");
-    this.expert = reactiveExpertOf(e.task, this.sim.world, e.scene, this.sim.world.profile) as ReactivePutBackBlockExpert;
+    this.expert = reactiveExpertOf(e.task, this.sim.world, e.scene, this.sim.world.profile);
     this.episode = episode;
+    this.answer = this.o.targets.answer(e.scene);
+    this.o.demoTicks.length = 0;
     await this.inner.reset(episode);
+  }
+
+  private answer: number | null = null;
+
+  /** Saves the demonstration's frames (label: hold the state) with its own world's targets, then passes it on. */
+  async observeDemonstration(frames: readonly PreparedObservation[]): Promise<void> {
+    const ticks = this.o.demoTicks, skipped = ticks.length - frames.length; // the first ticks can precede the cameras
+    frames.forEach((obs, j) => {
+      const H = this.inner.spec.horizon, D = obs.state.length;
+      const label = new Float32Array(H * D);
+      for (let k = 0; k < H; k++) label.set(obs.state, k * D);
+      const aux = Float32Array.from(ticks[Math.max(0, j + skipped)] ?? []);
+      this.frames.push({ images: imagesToBytes(obs, this.inner.spec.cameras), state: Float32Array.from(obs.state), label, aux });
+    });
+    this.demoFrames = frames.length;
+    await this.inner.observeDemonstration(frames);
   }
 
   resetSession(): Promise<void> { return this.inner.resetSession(); }
@@ -71,8 +128,7 @@ class LabelingPolicy implements Policy {
     const H = this.latestLabel.length, D = obs.state.length;
     const label = new Float32Array(H * D);
     this.latestLabel.forEach((t, k) => label.set(toPolicyVector(this.o.layout, names, t), k * D));
-    const view = expert.view(world);
-    const aux = Float32Array.of(...view.object, view.held ? 1 : 0, PHASES.indexOf(expert.phase(view)));
+    const aux = Float32Array.from(this.o.targets.at(world, this.sim.episode!.scene, expert));
     this.frames.push({ images: imagesToBytes(obs, this.inner.spec.cameras), state: Float32Array.from(obs.state), label, aux });
     return this.inner.observe(obs);
   }
@@ -86,8 +142,9 @@ class LabelingPolicy implements Policy {
   }
 
   flush(): void {
-    if (this.episode && this.frames.length) this.o.onEpisode(this.episode, this.frames);
+    if (this.episode && this.frames.length) this.o.onEpisode(this.episode, this.frames, this.demoFrames, this.answer);
     this.frames = [];
+    this.demoFrames = 0;
     this.episode = null;
   }
 }
@@ -127,21 +184,24 @@ async function main(): Promise<void> {
   const flag = (name: string, def?: string): string => {
     const i = args.indexOf(`--${name}`);
     if (i >= 0 && args[i + 1] !== undefined) return args[i + 1]!;
-    if (def === undefined) throw new Error(`collect: --${name} is required (usage: collect.ts --policy DIR --out DIR --name NAME [--episodes N --seed S --beta B --config RUN_CONFIG])`);
+    if (def === undefined) throw new Error(`collect: --${name} is required (usage: collect.ts --policy DIR --out DIR --name NAME [--episodes N --seed S --beta B --task TASK --config RUN_CONFIG])`);
     return def;
   };
   const out = resolve(flag("out")), name = flag("name"), policyPath = resolve(flag("policy"));
   const episodes = numberFlag(args, "episodes", 10, 1, 100_000, true);
   const seed = numberFlag(args, "seed", 0, 0, 2 ** 31 - 1, true);
   const beta = numberFlag(args, "beta", 1, 0, 1, false);
+  const task = flag("task", "put-back-block");
+  const targets = privilegedTargetsOf(task);
   const run = loadRunConfig(flag("config", "launch/sim-x-one.yaml"));
   const robot = loadRobotProfile(run.robotPath);
   mkdirSync(out, { recursive: true });
-  const vocab = wordVocabulary(DEFAULT_INSTRUCTIONS);
+  const extra = instructionsOf(task).filter((t) => !DEFAULT_INSTRUCTIONS.includes(t));
+  const vocab = wordVocabulary([...DEFAULT_INSTRUCTIONS, ...extra]);
   writeFileSync(join(out, "vocabulary.json"), JSON.stringify({ max_length: 32, pad_id: 0, size: vocab.size, vocabulary: vocab.vocabulary }, null, 1) + "\n");
   const outcomes = new Map<number, string>();
   // Called when the next episode resets or the run ends: runTrial has reported the episode's outcome by then.
-  const write = (e: EpisodeInfo, frames: Frame[], spec: PolicySpec) => {
+  const write = (e: EpisodeInfo, frames: Frame[], spec: PolicySpec, demoFrames: number, answer: number | null) => {
     const T = frames.length, C = spec.cameras.length, D = frames[0]!.state.length, { width, height } = spec.imageSize;
     const stem = join(out, `${name}-${e.seed}`);
     const label = stack(frames, "label") as Float32Array;
@@ -150,19 +210,26 @@ async function main(): Promise<void> {
     writeFileSync(`${stem}.state.npy`, npyBytes(stack(frames, "state"), [T, D]));
     writeFileSync(`${stem}.label.npy`, npyBytes(label, [T, H, D]));
     writeFileSync(`${stem}.action.npy`, npyBytes(Float32Array.from(frames.flatMap((f) => Array.from(f.label.subarray(0, D)))), [T, D]));
-    writeFileSync(`${stem}.aux.npy`, npyBytes(stack(frames, "aux"), [T, frames[0]!.aux.length]));
+    const A = targets.kinds.length;
+    const aux = new Float32Array(T * A).fill(NaN);
+    frames.forEach((f, t) => aux.set(f.aux.subarray(0, A), t * A));
+    writeFileSync(`${stem}.aux.npy`, npyBytes(aux, [T, A]));
     writeFileSync(`${stem}.json`, JSON.stringify({
       task: e.task, tmc: "M1", instruction: e.instruction, seed: e.seed, outcome: outcomes.get(e.seed) ?? "unknown", frames: T,
-      cameras: spec.cameras, width, height, segments: [], subtask_end: [], beta, policy: spec.name,
+      demo_frames: demoFrames, cameras: spec.cameras, width, height, layout: spec.layout, control_hz: robot.profile.control_hz,
+      aux_kinds: targets.kinds, answer, segments: [], subtask_end: [], beta, policy: spec.name,
     }) + "\n");
   };
   let wrapper: LabelingPolicy | null = null;
+  const demoTicks: number[][] = [];
   const t0 = performance.now();
   const summary = await runTrial({
-    run, robot, policyPath, outDir: join(out, `_run-${name}`), episodes, seed, task: "put-back-block", noRecord: true,
+    run, robot, policyPath, outDir: join(out, `_run-${name}`), episodes, seed, task, noRecord: true,
+    demonstrator: recordingDemonstrator(targets, demoTicks),
     wrapPolicy: (policy, sim) => {
       const w = new LabelingPolicy(policy, sim, {
-        beta, seed, layout: getLayout(robot.profile, policy.spec.layout), onEpisode: (e, frames) => write(e, frames, policy.spec),
+        beta, seed, layout: getLayout(robot.profile, policy.spec.layout), targets, demoTicks,
+        onEpisode: (e, frames, demoFrames, answer) => write(e, frames, policy.spec, demoFrames, answer),
       });
       wrapper = w;
       return w;

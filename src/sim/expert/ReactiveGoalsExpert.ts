@@ -105,6 +105,11 @@ export class ReactiveGoalsExpert implements ReactiveExpert {
     return (this.resolved = goals);
   }
 
+  /** The subtask in progress now (its index; the subtask count once all are done), from the ground truth. */
+  stageNow(world: SimWorldApi): number {
+    return this.o.stage(world);
+  }
+
   /** The goal of subtask `stage` now (undefined once all are achieved). */
   goal(world: SimWorldApi, stage: number): ReactiveGoal | undefined {
     if (stage >= this.o.texts.length) return undefined;

@@ -1,0 +1,69 @@
+/**
+ * The twin's privileged targets per task, saved beside each collected frame (aux.npy): what the
+ * perception is trained to read (engram_ml/mem0_tiny/train.py `train perception`) and the phase the
+ * memory read-out predicts. `kinds` names each column: "pos" (m, regressed), "bin" (0/1, NaN where
+ * the camera cannot tell, e.g. a hidden cube's colour), "phase" (the oracle's subtask index; -1 in a
+ * demonstration). `answer` is what only the memory can tell at execution (a class the summary's
+ * read-out is trained on); null where train.py derives it itself (Put Back Block's starting mat).
+ */
+import type { ReactiveGoalsExpert } from "../../src/sim/expert/ReactiveGoalsExpert.js";
+import type { ReactivePutBackBlockExpert } from "../../src/sim/expert/ReactivePutBackBlockExpert.js";
+import type { ReactiveExpert } from "../../src/sim/expert/types.js";
+import { distXy } from "../../src/sim/tasks/geometry.js";
+import type { TaskScene } from "../../src/sim/tasks/types.js";
+import type { VideoUnmaskScene } from "../../src/sim/tasks/video-unmask.js";
+import type { SimWorldApi } from "../../src/sim/world/types.js";
+import { UNMASK_COLOURS } from "../../src/task/video-unmask.js";
+
+export interface PrivilegedTargets {
+  kinds: string[];
+  /** The targets now; `expert` is null in a demonstration (its own world, no oracle). */
+  at(world: SimWorldApi, scene: TaskScene, expert: ReactiveExpert | null): number[];
+  answer(scene: TaskScene): number | null;
+}
+
+const PUT_BACK_PHASES = ["to-centre", "press", "put-back", "done"];
+
+/** A cube counts as hidden while a container's centre is within this of it (over it, or passing over), m. */
+const HIDDEN_NEAR_M = 0.05;
+
+const putBackBlock: PrivilegedTargets = {
+  kinds: ["pos", "pos", "pos", "bin", "phase"],
+  at(world, _scene, expert) {
+    const e = expert as ReactivePutBackBlockExpert;
+    const view = e.view(world);
+    return [...view.object, view.held ? 1 : 0, PUT_BACK_PHASES.indexOf(e.phase(view))];
+  },
+  answer: () => null,
+};
+
+const videoUnmask: PrivilegedTargets = {
+  // Containers 0-2 (x, y, z), held, then per slot left to right a one-hot of its cube's colour while it shows.
+  kinds: [...Array(9).fill("pos"), "bin", ...Array(9).fill("bin"), "phase"],
+  at(world, scene, expert) {
+    const s = scene as VideoUnmaskScene;
+    const containers = s.containers.map((c) => world.objectPose(c).position);
+    const held = s.containers.some((c) => world.armNames.some((a) => world.heldObject(a) === c));
+    const colours = s.cubes.flatMap((cube) => {
+      const p = world.objectPose(cube.id).position;
+      const hidden = containers.some((c) => distXy(c, p) <= HIDDEN_NEAR_M);
+      return UNMASK_COLOURS.map((name) => (hidden ? NaN : name === cube.colour ? 1 : 0));
+    });
+    const phase = expert ? (expert as ReactiveGoalsExpert).stageNow(world) : -1;
+    return [...containers.flatMap((p) => [p[0], p[1], p[2]]), held ? 1 : 0, ...colours, phase];
+  },
+  // The slot (left to right) of the first named cube: the container the video put over it.
+  answer: (scene) => {
+    const s = scene as VideoUnmaskScene;
+    return s.cubes.findIndex((c) => c.colour === s.c0);
+  },
+};
+
+const TARGETS: Record<string, PrivilegedTargets> = { "put-back-block": putBackBlock, "video-unmask": videoUnmask };
+
+/** The privileged targets of `task`; an error names the tasks that have them. */
+export function privilegedTargetsOf(task: string): PrivilegedTargets {
+  const t = TARGETS[task];
+  if (!t) throw new Error(`collect: no privileged targets for task "${task}" (training/mem0_tiny/privileged.ts has: ${Object.keys(TARGETS).join(", ")})`);
+  return t;
+}
