@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 from engram_ml.mem0_tiny import export, train
 from engram_ml.mem0_tiny.checkpoint import load_checkpoint
@@ -99,3 +100,75 @@ def test_the_end_to_end_recipe_trains_and_warm_starts(tmp_path: Path) -> None:
     )
     ckpt = load_checkpoint(str(tmp_path / "b.pt"))
     assert ckpt["train"]["steps"] == 4 and ckpt["dims"]["window"] == 2 and ckpt["action_reference"] == "state"
+
+
+VIDEO_VOCAB = {"max_length": 4, "pad_id": 0, "size": 8, "vocabulary": {"lift the red one": [1, 2, 3, 4], "lift blue": [1, 5]}}
+
+
+def _video_episodes(folder: Path, frames: list, demo: int) -> None:
+    """collect.ts's layout for a Franka video task: a demonstration's frames first, targets with NaN."""
+    folder.mkdir(parents=True)
+    (folder / "vocabulary.json").write_text(json.dumps(VIDEO_VOCAB))
+    rng = np.random.default_rng(2)
+    for i, t in enumerate(frames):
+        stem = folder / f"ep{i}"
+        meta = {
+            "task": "video-unmask",
+            "tmc": "M1",
+            "instruction": ["lift the red one", "lift blue"][i % 2],
+            "seed": i,
+            "outcome": "success",
+            "frames": t,
+            "demo_frames": demo,
+            "cameras": ["exterior_left", "wrist"],
+            "width": W,
+            "height": H,
+            "layout": "joint_8d",
+            "control_hz": 15,
+            "aux_kinds": ["pos", "pos", "pos", "bin", "bin", "phase"],
+            "answer": i % 3,
+        }
+        stem.with_suffix(".json").write_text(json.dumps(meta))
+        np.save(f"{stem}.images.npy", rng.integers(0, 255, (t, 2, H, W, 3), dtype=np.uint8))
+        np.save(f"{stem}.state.npy", rng.standard_normal((t, 8)).astype(np.float32))
+        np.save(f"{stem}.label.npy", rng.standard_normal((t, 4, 8)).astype(np.float32) * 0.1)
+        aux = np.concatenate([rng.uniform(0.3, 0.7, (t, 3)), np.ones((t, 2)), np.arange(t)[:, None] % 2], axis=1)
+        aux[:demo, 4] = np.nan  # the camera cannot tell there
+        aux[:demo, 5] = -1
+        np.save(f"{stem}.aux.npy", aux.astype(np.float32))
+
+
+def test_video_data_keeps_the_demonstration_out_of_the_labels_and_in_framesamp_memory(tmp_path: Path) -> None:
+    data = tmp_path / "video"
+    _video_episodes(data, [40, 45], demo=30)
+    d = train.Data([str(data)], 8, load_images=False)
+    # Only execution frames carry labels: 10 + 15 of 85.
+    assert d.execution.tolist() == list(range(30, 40)) + list(range(70, 85))
+    assert d.instructions == ["lift the red one", "lift blue"] and d.instruction[45].item() == 1
+    assert d.answer[:40].tolist() == [0] * 40 and d.answer[40:].tolist() == [1] * 45
+    # FrameSamp at episode 1's frame 84 (history index 44): 8 of 0..44 over its own history, frame 0 first.
+    _, window, mask, shown = d.memory_indices(torch.tensor([84]), "framesamp")
+    assert window[0].tolist() == [40 + i for i in [0, 6, 12, 18, 25, 31, 37, 44]] and mask.sum() == 8 and shown == 0.0
+    _, _, mask, shown = d.memory_indices(torch.tensor([84]), "none")
+    assert mask.sum() == 0 and shown == 0.0
+    xyz, flags = d.aux_targets(torch.tensor([0, 35]))
+    assert xyz.shape == (2, 3) and torch.isnan(flags[0, 1]) and not torch.isnan(flags[1]).any()
+    assert d.phase()[:30].tolist() == [0] * 30  # a demonstration's -1 is clamped (its frames are never sampled)
+
+
+def test_a_framesamp_policy_for_the_franka_exports_its_strategy_cameras_and_layout(tmp_path: Path) -> None:
+    pytest.importorskip("onnx", reason="export writes ONNX (apt: python3-onnx)")
+    data = tmp_path / "video"
+    _video_episodes(data, [40, 45], demo=30)
+    fast = ["--minutes", "0.005", "--batch", "4"]
+    train.main(["perception", "--data", str(data), "--out", str(tmp_path / "p.pt"), "--bin-weight", "1", *fast])
+    assert load_checkpoint(str(tmp_path / "p.pt"))["dims"]["aux_dim"] == 5
+    policy = ["policy", "--data", str(data), "--perception", str(tmp_path / "p.pt"), "--window", "8", *fast]
+    train.main([*policy, "--out", str(tmp_path / "fs.pt"), "--memory", "framesamp"])
+    ckpt = load_checkpoint(str(tmp_path / "fs.pt"))
+    assert ckpt["memory_strategy"] == "framesamp" and ckpt["ablation"]["anchor"] is False
+    export.main([str(tmp_path / "fs.pt"), str(tmp_path / "bundle"), "--noise-scale", "0"])
+    manifest = (tmp_path / "bundle" / "policy.yaml").read_text()
+    assert "memory: {window: 8, anchor: false, feature_dim: 64, summary_tokens: 3, strategy: framesamp}" in manifest
+    assert "cameras: [exterior_left, wrist]" in manifest and "layout: {state: joint_8d, action: joint_8d}" in manifest
+    assert "control_hz: 15" in manifest

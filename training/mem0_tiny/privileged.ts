@@ -11,8 +11,10 @@ import type { ReactivePutBackBlockExpert } from "../../src/sim/expert/ReactivePu
 import type { ReactiveExpert } from "../../src/sim/expert/types.js";
 import { distXy } from "../../src/sim/tasks/geometry.js";
 import type { TaskScene } from "../../src/sim/tasks/types.js";
+import type { MoveCubeScene } from "../../src/sim/tasks/move-cube.js";
 import type { VideoUnmaskScene } from "../../src/sim/tasks/video-unmask.js";
 import type { SimWorldApi } from "../../src/sim/world/types.js";
+import { MOVE_MANNERS } from "../../src/task/move-cube.js";
 import { UNMASK_COLOURS } from "../../src/task/video-unmask.js";
 
 export interface PrivilegedTargets {
@@ -59,7 +61,26 @@ const videoUnmask: PrivilegedTargets = {
   },
 };
 
-const TARGETS: Record<string, PrivilegedTargets> = { "put-back-block": putBackBlock, "video-unmask": videoUnmask };
+/** The cube counts as up (carried, not pushed) this far above where it rested at the start, m. */
+const UP_M = 0.015;
+
+const moveCube: PrivilegedTargets = {
+  // The cube (x, y, z), held, up off the table (what tells a carry from a push in the video), phase.
+  kinds: ["pos", "pos", "pos", "bin", "bin", "phase"],
+  at(world, scene, expert) {
+    const s = scene as MoveCubeScene;
+    const p = world.objectPose(s.cube).position;
+    const held = world.armNames.some((a) => world.heldObject(a) === s.cube);
+    const phase = expert ? (expert as ReactiveGoalsExpert).stageNow(world) : -1;
+    return [p[0], p[1], p[2], held ? 1 : 0, p[2] - s.start[2] > UP_M ? 1 : 0, phase];
+  },
+  // The demonstrated manner.
+  answer: (scene) => MOVE_MANNERS.indexOf((scene as MoveCubeScene).manner),
+};
+
+const TARGETS: Record<string, PrivilegedTargets> = {
+  "put-back-block": putBackBlock, "video-unmask": videoUnmask, "move-cube": moveCube,
+};
 
 /** The privileged targets of `task`; an error names the tasks that have them. */
 export function privilegedTargetsOf(task: string): PrivilegedTargets {
