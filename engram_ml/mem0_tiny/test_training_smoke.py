@@ -102,7 +102,12 @@ def test_the_end_to_end_recipe_trains_and_warm_starts(tmp_path: Path) -> None:
     assert ckpt["train"]["steps"] == 4 and ckpt["dims"]["window"] == 2 and ckpt["action_reference"] == "state"
 
 
-VIDEO_VOCAB = {"max_length": 4, "pad_id": 0, "size": 8, "vocabulary": {"lift the red one": [1, 2, 3, 4], "lift blue": [1, 5]}}
+VIDEO_VOCAB = {
+    "max_length": 4,
+    "pad_id": 0,
+    "size": 8,
+    "vocabulary": {"lift the red one": [1, 2, 3, 4], "lift blue": [1, 5]},
+}
 
 
 def _video_episodes(folder: Path, frames: list, demo: int) -> None:

@@ -119,7 +119,7 @@ class Data:
             raise SystemExit(f"no collect.ts episodes in {dirs}")
         kinds = {json.dumps(m.get("aux_kinds", LEGACY_AUX_KINDS)) for m in metas}
         if len(kinds) > 1:
-            raise SystemExit(f"{dirs}: episodes with different aux_kinds (collected for different tasks?): {sorted(kinds)}")
+            raise SystemExit(f"{dirs}: episodes with different aux_kinds (other tasks' collections?): {sorted(kinds)}")
         self.aux_kinds: List[str] = json.loads(kinds.pop())
         self.metas = metas
         self.images = torch.from_numpy(np.concatenate(images)) if load_images else None  # uint8 [N, C, H, W, 3]
