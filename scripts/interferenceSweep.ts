@@ -5,7 +5,7 @@
  * Wilson 95 % per cell, per task and averaged over the tasks) and <out>/compare/ (`engram report
  * --out`: the cells side by side with plots).
  *
- *   npx tsx scripts/interferenceSweep.ts --config launch/sim-franka.yaml --policy policies/<bundle> \
+ *   npx tsx scripts/interferenceSweep.ts --config launch/sim-franka-video.yaml --policy policies/<bundle> \
  *     --tasks video-place-order,video-unmask,move-cube --strategies framesamp,retrieval --k 0,1,3,7 \
  *     --pool runs/pool --episodes 50 --seed 1000 --jobs 2 --out runs/sweep
  *
