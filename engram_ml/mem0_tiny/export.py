@@ -25,6 +25,11 @@ from engram_ml.mem0_tiny.model import Dims, Mem0Tiny
 from engram_ml.memory.framesamp import frame_sampling_indices
 
 OPSET = 17
+# What memory.onnx was trained to read, per runtime memory strategy other than mem0 (the policy.yaml header).
+MEMORY_READS = {
+    "framesamp": "framesamp, {K} frames sampled evenly over the whole history, demonstration included; no anchor",
+    "none": "none, no history (the current frame only)",
+}
 CAMERAS = ["head", "left_wrist", "right_wrist"]
 FLOW_STEPS = 10
 SWITCH_COUNT = 3
@@ -360,6 +365,9 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> No
         f"on {tr['episodes']} {recipe} episodes of {', '.join(tr['tasks'])} ({seeds}).\n"
         f"# Ablation at training: anchor {'on' if ckpt['ablation']['anchor'] else 'OFF'}, sliding window {window}.\n"
     )
+    strategy = ckpt.get("memory_strategy", "mem0")
+    if strategy != "mem0":
+        header = header.split("# Ablation")[0] + f"# Memory at training: {MEMORY_READS[strategy].format(K=d.window)}.\n"
     with open(os.path.join(args.out, "policy.yaml"), "w") as f:
         f.write(header + yaml.safe_dump(m, sort_keys=False, width=160, default_flow_style=None, allow_unicode=True))
     with open(os.path.join(args.out, "parity.json"), "w") as f:
