@@ -17,13 +17,22 @@ VOCAB = {"max_length": 4, "pad_id": 0, "size": 8, "vocabulary": {"put the block 
 H, W, C, S = 24, 32, 3, 16
 
 
+def _write_collect_ts_episode(stem: Path, meta: dict, aux: np.ndarray, state_dim: int, rng) -> None:
+    """One episode in collect.ts's layout: <stem>.json + images/state/label/aux .npy."""
+    t, cams = meta["frames"], len(meta["cameras"])
+    stem.with_suffix(".json").write_text(json.dumps(meta))
+    np.save(f"{stem}.images.npy", rng.integers(0, 255, (t, cams, H, W, 3), dtype=np.uint8))
+    np.save(f"{stem}.state.npy", rng.standard_normal((t, state_dim)).astype(np.float32))
+    np.save(f"{stem}.label.npy", rng.standard_normal((t, 4, state_dim)).astype(np.float32) * 0.1)
+    np.save(f"{stem}.aux.npy", aux.astype(np.float32))
+
+
 def _collect_ts_episodes(folder: Path, frames: list) -> None:
     """collect.ts's layout: <stem>.json + images/state/label/aux .npy, and vocabulary.json."""
     folder.mkdir(parents=True)
     (folder / "vocabulary.json").write_text(json.dumps(VOCAB))
     rng = np.random.default_rng(0)
     for i, t in enumerate(frames):
-        stem = folder / f"ep{i}"
         meta = {
             "task": "put-back-block",
             "tmc": "M1",
@@ -35,12 +44,8 @@ def _collect_ts_episodes(folder: Path, frames: list) -> None:
             "width": W,
             "height": H,
         }
-        stem.with_suffix(".json").write_text(json.dumps(meta))
-        np.save(f"{stem}.images.npy", rng.integers(0, 255, (t, C, H, W, 3), dtype=np.uint8))
-        np.save(f"{stem}.state.npy", rng.standard_normal((t, S)).astype(np.float32))
-        np.save(f"{stem}.label.npy", rng.standard_normal((t, 4, S)).astype(np.float32) * 0.1)
         aux = np.concatenate([rng.uniform(0.3, 0.7, (t, 3)), np.zeros((t, 1)), np.arange(t)[:, None] % 4], axis=1)
-        np.save(f"{stem}.aux.npy", aux.astype(np.float32))
+        _write_collect_ts_episode(folder / f"ep{i}", meta, aux, S, rng)
 
 
 def _hdf5_to_npy_episodes(folder: Path, frames: list) -> None:
@@ -116,31 +121,14 @@ def _video_episodes(folder: Path, frames: list, demo: int) -> None:
     (folder / "vocabulary.json").write_text(json.dumps(VIDEO_VOCAB))
     rng = np.random.default_rng(2)
     for i, t in enumerate(frames):
-        stem = folder / f"ep{i}"
-        meta = {
-            "task": "video-unmask",
-            "tmc": "M1",
-            "instruction": ["lift the red one", "lift blue"][i % 2],
-            "seed": i,
-            "outcome": "success",
-            "frames": t,
-            "demo_frames": demo,
-            "cameras": ["exterior_left", "wrist"],
-            "width": W,
-            "height": H,
-            "layout": "joint_8d",
-            "control_hz": 15,
-            "aux_kinds": ["pos", "pos", "pos", "bin", "bin", "phase"],
-            "answer": i % 3,
-        }
-        stem.with_suffix(".json").write_text(json.dumps(meta))
-        np.save(f"{stem}.images.npy", rng.integers(0, 255, (t, 2, H, W, 3), dtype=np.uint8))
-        np.save(f"{stem}.state.npy", rng.standard_normal((t, 8)).astype(np.float32))
-        np.save(f"{stem}.label.npy", rng.standard_normal((t, 4, 8)).astype(np.float32) * 0.1)
+        video = dict(task="video-unmask", instruction=["lift the red one", "lift blue"][i % 2], demo_frames=demo)
+        meta = dict(tmc="M1", seed=i, outcome="success", frames=t, width=W, height=H, **video)
+        franka = dict(cameras=["exterior_left", "wrist"], layout="joint_8d", control_hz=15)
+        meta.update(franka, aux_kinds=["pos", "pos", "pos", "bin", "bin", "phase"], answer=i % 3)
         aux = np.concatenate([rng.uniform(0.3, 0.7, (t, 3)), np.ones((t, 2)), np.arange(t)[:, None] % 2], axis=1)
         aux[:demo, 4] = np.nan  # the camera cannot tell there
         aux[:demo, 5] = -1
-        np.save(f"{stem}.aux.npy", aux.astype(np.float32))
+        _write_collect_ts_episode(folder / f"ep{i}", meta, aux, 8, rng)
 
 
 def test_video_data_keeps_the_demonstration_out_of_the_labels_and_in_framesamp_memory(tmp_path: Path) -> None:
