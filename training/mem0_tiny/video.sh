@@ -8,6 +8,7 @@
 #   STAGE=train  bash training/mem0_tiny/video.sh   # perception, then both policies side by side (2 cores)
 #   STAGE=export bash training/mem0_tiny/video.sh   # bundles into $BUNDLE and $BUNDLE/ablations/no-history
 #   STAGE=dagger ITER=1 bash training/mem0_tiny/video.sh  # rollouts of the framesamp bundle, retrain both warm
+#   STAGE=mem0 ITER=1 bash training/mem0_tiny/video.sh    # Mem-0's anchor + 32-frame window, for reference
 #   ONLY=vu- bash training/mem0_tiny/evaluate.sh    # 50 held-out episodes each (seeds 1000+)
 # Environment: TASK (default video-unmask), EPISODES (120), BETA (DAgger: the expert's share of chunks, 0.5),
 # PERCEPTION_MIN (15), POLICY_MIN (25; DAgger: 12), ROOT (data/video), BUNDLE (policies/framesamp-tiny-unmask).
@@ -31,7 +32,7 @@ set_failures_aside() {
   done
 }
 
-case "${STAGE:?set STAGE: data | train | export | dagger}" in
+case "${STAGE:?set STAGE: data | train | export | dagger | mem0}" in
   data)
     # The collector only needs the policy's cameras, image size, layout and the task's instructions.
     npx tsx -e "
@@ -79,5 +80,16 @@ case "${STAGE:?set STAGE: data | train | export | dagger}" in
     done
     wait
     ;;
-  *) echo "STAGE=$STAGE: expected data, train, export or dagger" >&2; exit 2 ;;
+  mem0)
+    # The reference row: the same data, warm from the FrameSamp policy, reading Mem-0's anchor (the
+    # demonstration's first frame) and the 32 frames before the current one.
+    ITER=${ITER:?set ITER (the last DAgger iteration)}
+    data=$(ls -d "$ROOT"/it[0-9]* | grep -v failed | sort -V | paste -sd, -)
+    "$PY" -m engram_ml train policy --data "$data" --perception "$ROOT/runs/perception.pt" \
+      --init "$ROOT/runs/framesamp-it$ITER.pt" --out "$ROOT/runs/mem0-it$ITER.pt" --minutes "${POLICY_MIN:-15}" --memory mem0 --window 32
+    "$PY" -m engram_ml export "$ROOT/runs/mem0-it$ITER.pt" "$BUNDLE/ablations/mem0" --name "$(basename "$BUNDLE")-mem0" --noise-scale 0
+    npx tsx src/cli.ts check "$BUNDLE/ablations/mem0/policy.yaml"
+    MEM0_TINY_BUNDLE="$BUNDLE/ablations/mem0" node --import tsx --test test/policy/mem0TinyParity.test.ts
+    ;;
+  *) echo "STAGE=$STAGE: expected data, train, export, dagger or mem0" >&2; exit 2 ;;
 esac
