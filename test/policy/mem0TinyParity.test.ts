@@ -3,8 +3,8 @@
  * torch computed at export (parity.json, written by `python -m engram_ml export`): each model file on
  * its own, then the whole Mem0Policy observe/observe/observe/act path (anchor, window, flow sampling
  * from the runtime's seeded noise, denormalization), memory as the manifest's strategy reads it
- * (mem0, framesamp, none). Tolerance 1e-4. Runs for the shipped bundle and its ablation variants
- * (policies/mem0-tiny/ablations/*), or for MEM0_TINY_BUNDLE alone (a Franka bundle too).
+ * (mem0, framesamp, none). Tolerance 1e-4. Runs for the shipped bundles and their ablation variants
+ * (policies/mem0-tiny, policies/framesamp-tiny-unmask: a Franka bundle), or for MEM0_TINY_BUNDLE alone.
  */
 import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -22,7 +22,11 @@ import type { PolicyManifest } from "../../src/policy/mem0/manifest.js";
 
 const BUNDLES = process.env.MEM0_TINY_BUNDLE
   ? [process.env.MEM0_TINY_BUNDLE]
-  : ["policies/mem0-tiny", "policies/mem0-tiny/ablations/no-anchor", "policies/mem0-tiny/ablations/no-window"];
+  : [
+    "policies/mem0-tiny", "policies/mem0-tiny/ablations/no-anchor", "policies/mem0-tiny/ablations/no-window",
+    "policies/framesamp-tiny-unmask", "policies/framesamp-tiny-unmask/ablations/no-history",
+    "policies/framesamp-tiny-unmask/ablations/mem0",
+  ];
 const TOL = 1e-4;
 
 interface ParityStep { state: number[]; image_feature: number[]; text_feature: number[]; summary: number[]; logit: number }
