@@ -134,7 +134,7 @@ class Data:
         self.execution = torch.tensor(execution, dtype=torch.int64)  # frames with an oracle label
         self.instruction = torch.tensor(instruction, dtype=torch.int64)
         self.answer = torch.tensor(answer, dtype=torch.int64)  # -1: train_policy derives it (Put Back Block's mat)
-        self.framesamp = FrameSampFrames(self.seg_start, window)
+        self._framesamp: Optional[FrameSampFrames] = None  # built on first use (a loop over every frame)
         pos_cols = [i for i, k in enumerate(self.aux_kinds) if k == "pos"]
         self.aux_centre = (
             AUX_CENTRE.repeat(len(pos_cols) // 3)
@@ -172,7 +172,9 @@ class Data:
         [B], window indices [B, K], window mask [B, K], and whether the anchor is shown (1.0) or masked."""
         anchor, window, mask = self.memory.indices(idx)
         if strategy == "framesamp":  # RoboMME's 32-of-everything-so-far, demonstration included; no anchor
-            window, mask = self.framesamp.indices(idx)
+            if self._framesamp is None:
+                self._framesamp = FrameSampFrames(self.seg_start, self.window)
+            window, mask = self._framesamp.indices(idx)
             return anchor, window, mask, 0.0
         if strategy == "none":
             return anchor, window, torch.zeros_like(mask), 0.0

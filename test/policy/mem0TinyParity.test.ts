@@ -103,8 +103,10 @@ for (const BUNDLE of BUNDLES) describe(BUNDLE, () => {
   test("Mem0Policy on the bundle reproduces torch's logits and action chunk", { skip }, async () => {
     let policy: Mem0Policy | null = null;
     try {
-      // The robot whose layout the bundle names (the X-One's bimanual_16d, the Franka's joint_8d).
-      const robot = loadRobotProfile(m.layout.action === "bimanual_16d" ? "robots/x-one.yaml" : "robots/franka-droid.yaml");
+      // The shipped robot whose profile has the layout the bundle names (the X-One's bimanual_16d, the Franka's joint_8d).
+      const robot = ["robots/x-one.yaml", "robots/franka-droid.yaml"].map((f) => loadRobotProfile(f))
+        .find((r) => Object.hasOwn(r.profile.layouts, m.layout.action));
+      assert.ok(robot, `no robot profile has layout ${m.layout.action}`);
       const layout = getLayout(robot.profile, m.layout.action);
       const jointNames = layout.kind === "joint" ? layout.names : [];
       policy = await loadMem0Policy(BUNDLE, { actionJointNames: jointNames, log: () => {} });

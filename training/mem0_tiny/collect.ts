@@ -31,11 +31,11 @@ import type { ReactiveExpert } from "../../src/sim/expert/types.js";
 import { reactiveExpertOf } from "../../src/sim/expert/runExpertEpisode.js";
 import type { SimNode } from "../../src/sim/node/SimNode.js";
 import type { TaskDefinition, TaskScene } from "../../src/sim/tasks/index.js";
-import { getTaskSpec } from "../../src/task/registry.js";
 import { mulberry32 } from "../../src/task/rng.js";
 import { runTrial } from "../../src/app/runTrial.js";
 import type { Demonstrator } from "../../src/app/twinDemonstration.js";
-import { DEFAULT_INSTRUCTIONS, wordVocabulary } from "../../src/policy/mem0/testBundle.js";
+import { wordVocabulary } from "../../src/policy/mem0/testBundle.js";
+import { collectInstructions } from "./collectorBundle.js";
 import { npyBytes } from "./hdf5ToNpy.js";
 import { privilegedTargetsOf, type PrivilegedTargets } from "./privileged.js";
 
@@ -61,15 +61,6 @@ function recordingDemonstrator(targets: PrivilegedTargets, ticks: number[][]): (
       };
     };
   };
-}
-
-/** Every instruction the task's scenes can ask for (sorted, so every collection tokenizes alike). */
-function instructionsOf(taskId: string): string[] {
-  const task = getTaskSpec(taskId);
-  if (!task.draw || !task.instructionFor) return [task.instruction];
-  const all = new Set<string>();
-  for (let seed = 0; seed < 2000; seed++) all.add(task.instructionFor(task.draw(mulberry32(seed))));
-  return [...all].sort();
 }
 
 /** Wraps the policy: logs observation + oracle label per tick, and lets the expert act with probability beta. */
@@ -196,8 +187,7 @@ async function main(): Promise<void> {
   const run = loadRunConfig(flag("config", "launch/sim-x-one.yaml"));
   const robot = loadRobotProfile(run.robotPath);
   mkdirSync(out, { recursive: true });
-  const extra = instructionsOf(task).filter((t) => !DEFAULT_INSTRUCTIONS.includes(t));
-  const vocab = wordVocabulary([...DEFAULT_INSTRUCTIONS, ...extra]);
+  const vocab = wordVocabulary(collectInstructions(task));
   writeFileSync(join(out, "vocabulary.json"), JSON.stringify({ max_length: 32, pad_id: 0, size: vocab.size, vocabulary: vocab.vocabulary }, null, 1) + "\n");
   const outcomes = new Map<number, string>();
   // Called when the next episode resets or the run ends: runTrial has reported the episode's outcome by then.
@@ -240,6 +230,12 @@ async function main(): Promise<void> {
     },
   });
   (wrapper as LabelingPolicy | null)?.flush();
+  // A run that stopped (a fault: a bundle that cannot tokenize the task, a policy error) wrote no or
+  // partial data: say so, and fail, rather than leave a short collection behind as if it were whole.
+  if (summary.aborted) {
+    throw new Error(`collect ${name}: the run stopped at episode ${summary.aborted.episode}: ${summary.aborted.reason} `
+      + `(${summary.episodes}/${episodes} episodes written; events: ${join(out, `_run-${name}`, "events.jsonl")})`);
+  }
   process.stdout.write(JSON.stringify({ name, beta, episodes: summary.episodes, successes: summary.successes, success_rate: summary.success_rate, checkpoint_rates: summary.checkpoint_rates }) + "\n");
 }
 

@@ -35,14 +35,8 @@ set_failures_aside() {
 case "${STAGE:?set STAGE: data | train | export | dagger | mem0}" in
   data)
     # The collector only needs the policy's cameras, image size, layout and the task's instructions.
-    npx tsx -e "
-      import { writeTestBundle, DEFAULT_INSTRUCTIONS } from './src/policy/mem0/testBundle.ts';
-      import { getTaskSpec } from './src/task/registry.ts';
-      import { mulberry32 } from './src/task/rng.ts';
-      const t = getTaskSpec('$TASK');
-      const all = new Set(Array.from({ length: 2000 }, (_, s) => t.instructionFor ? t.instructionFor(t.draw(mulberry32(s))) : t.instruction));
-      writeTestBundle('$ROOT/collector-$TASK', { name: 'collector-franka', instructions: [...DEFAULT_INSTRUCTIONS, ...all],
-        imageSize: { width: 128, height: 96 }, dims: { cameras: ['exterior_left', 'wrist'], stateDim: 8, actionDim: 8 }, layout: 'joint_8d' });"
+    npx tsx training/mem0_tiny/collectorBundle.ts --task "$TASK" --out "$ROOT/collector-$TASK" \
+      --cameras exterior_left,wrist --layout joint_8d --state-dim 8
     npx tsx training/mem0_tiny/collect.ts --policy "$ROOT/collector-$TASK" --episodes "$EPISODES" --seed 0 --beta 1 \
       --task "$TASK" --config "$CONFIG" --out "$ROOT/it0" --name it0 | tail -1
     set_failures_aside "$ROOT/it0"
