@@ -1,20 +1,27 @@
 /**
  * Retrieval over a long history (RoboMME-Interference's retrieval step), wrapping a frame strategy.
- * Every frame written since the reset is kept. The history is split into sessions where the cosine
- * similarity of adjacent frames drops sharply: a step's dissimilarity (1 - cos) above `drop` times
- * the median of the NEIGHBOURS steps on each side, and above MIN_STEP (so a still camera's noise
- * never splits). The last session is the one being lived (it holds the current frame); of the others, the one holding
- * the frame nearest the current one (squared L2) is retrieved. The inner strategy then sees only the
- * retrieved session followed by the current one, rebuilt every tick. Ground-truth session ids are
- * never read (FrameMeta carries none); `sessionStarts()` exposes the split to compare with them.
+ * Every frame written since the reset is kept. The history (the frames written as `history`: a
+ * demonstration prompt, stored sessions) is split into sessions where the fixed image embedding
+ * (imageEmbedding.ts, `meta.embedding`) of adjacent frames drops sharply in cosine similarity: a step's
+ * dissimilarity (1 - cos) above `drop` times the median of the NEIGHBOURS steps on each side, and above
+ * MIN_STEP (so neither a still camera's noise nor an arm's motion splits). The episode's own frames,
+ * which follow the history, are the current session; of the history's sessions, the one holding the
+ * frame nearest the current one (squared L2 of the embeddings) is retrieved. The inner strategy then
+ * sees only the retrieved session followed by the current one, rebuilt every tick. Ground-truth session
+ * ids are never read (FrameMeta carries none); `sessionStarts()` exposes the split to compare with them.
  */
 import { FrameSampMemory } from "./FrameSampMemory.js";
 import { Mem0Memory } from "./Mem0Memory.js";
 import { NoMemory } from "./NoMemory.js";
 import type { FrameMeta, MemoryInputs, MemoryOp, MemoryStrategy, ResetScope, RetrievalInnerSpec } from "./types.js";
 
-/** Dissimilarity a step needs before it can split, whatever the median (1 - cos). */
-const MIN_STEP = 0.02;
+/**
+ * Dissimilarity a step needs before it can split, whatever the median (1 - cos of embeddings). On the
+ * Franka twin a session's own adjacent frames differ by at most 0.009 and stored sessions' ends and
+ * starts by 0.045 or more; a demonstration ending at the home pose and a stored session starting there
+ * differ by 0.007-0.011, so that pair usually stays one session (the retrieved one then carries the stored one).
+ */
+const MIN_STEP = 0.015;
 /** Steps on each side a step is compared with: a session's own pace of change, not the whole history's. */
 const NEIGHBOURS = 8;
 
@@ -24,10 +31,14 @@ function median(xs: number[]): number {
 }
 
 export class RetrievalMemory implements MemoryStrategy {
+  readonly readsEmbedding = true;
   private features: Float32Array[] = [];
+  private embeddings: Float32Array[] = [];
   private metas: Array<{ step: number; meta: FrameMeta }> = [];
-  /** 1 - cos between frame i-1 and i, for i >= 1 (index i - 1). */
+  /** 1 - cos between the embeddings of history frame i-1 and i, for i >= 1 (index i - 1). */
   private steps: number[] = [];
+  /** Frames written as history; the episode's own frames follow them. */
+  private historyLength = 0;
 
   constructor(
     readonly featureDim: number, readonly inner: RetrievalInnerSpec, readonly drop: number,
@@ -40,17 +51,25 @@ export class RetrievalMemory implements MemoryStrategy {
     if (feature.length !== this.featureDim) {
       throw new Error(`memory feature length ${feature.length}, expected ${this.featureDim}`);
     }
-    const f = Float32Array.from(feature);
-    const last = this.features.at(-1);
-    if (last) this.steps.push(1 - cosine(last, f));
-    this.features.push(f);
+    if (!meta.embedding) throw new Error(`retrieval: the frame at step ${step} has no image embedding`);
+    if (meta.history && this.features.length > this.historyLength) {
+      throw new Error(`retrieval: a history frame (step ${step}) after the episode's own frames`);
+    }
+    const e = Float32Array.from(meta.embedding);
+    if (meta.history) {
+      const last = this.embeddings.at(-1);
+      if (last) this.steps.push(1 - cosine(last, e));
+      this.historyLength++;
+    }
+    this.features.push(Float32Array.from(feature));
+    this.embeddings.push(e);
     this.metas.push({ step, meta: { stampNs: meta.stampNs } });
     return [];
   }
 
-  /** Indices where each session of the current split starts (0 first). */
+  /** Indices where each session of the history's split starts (0 first; none without history). */
   sessionStarts(): number[] {
-    const starts = this.features.length > 0 ? [0] : [];
+    const starts = this.historyLength > 0 ? [0] : [];
     this.steps.forEach((s, i) => {
       const around = [
         ...this.steps.slice(Math.max(0, i - NEIGHBOURS), i), ...this.steps.slice(i + 1, i + 1 + NEIGHBOURS),
@@ -60,22 +79,20 @@ export class RetrievalMemory implements MemoryStrategy {
     return starts;
   }
 
-  /** The frames the inner strategy sees on this tick: the retrieved session (if any), then the current one. */
+  /** The frames the inner strategy sees on this tick: the retrieved history session (if any), then the episode's. */
   selection(): number[] {
-    const n = this.features.length;
-    if (n === 0) return [];
-    const starts = this.sessionStarts();
-    const current = starts.at(-1)!;
-    const own = Array.from({ length: n - current }, (_, i) => current + i);
-    if (current === 0) return own;
-    const q = this.features[n - 1]!;
+    const n = this.features.length, h = this.historyLength;
+    const own = Array.from({ length: n - h }, (_, i) => h + i);
+    if (h === 0 || n === 0) return own;
+    const q = this.embeddings[n - 1]!;
     let best = 0, bestDistance = Infinity;
-    for (let i = 0; i < current; i++) {
-      const d = squaredDistance(this.features[i]!, q);
+    for (let i = 0; i < h; i++) {
+      const d = squaredDistance(this.embeddings[i]!, q);
       if (d < bestDistance) { bestDistance = d; best = i; }
     }
+    const starts = this.sessionStarts();
     const from = starts.filter((s) => s <= best).at(-1)!;
-    const to = starts.find((s) => s > best)!;
+    const to = starts.find((s) => s > best) ?? h;
     return [...Array.from({ length: to - from }, (_, i) => from + i), ...own];
   }
 
@@ -92,8 +109,10 @@ export class RetrievalMemory implements MemoryStrategy {
   reset(_scope: ResetScope): MemoryOp[] {
     const dropped = this.features.length;
     this.features = [];
+    this.embeddings = [];
     this.metas = [];
     this.steps = [];
+    this.historyLength = 0;
     return [{ kind: "history_clear", dropped }];
   }
 

@@ -13,7 +13,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { FrameIndex, type Nearest } from "./frameIndex.js";
-import { readSession, syncFile, writeSessionFile } from "./sessionFile.js";
+import { readSession, readThumbnails, syncFile, writeSessionFile } from "./sessionFile.js";
 
 /** What a stored session is. */
 export interface SessionInfo {
@@ -32,7 +32,7 @@ export interface StoredFrame {
   feature: Float32Array;
   step: number;
   stampNs: bigint;
-  /** A small JPEG of the frame, for people reading the store (not used by retrieval). */
+  /** A small JPEG of the frame (THUMBNAIL): for people reading the store, and retrieval's image embedding. */
   thumbnailJpeg: Uint8Array;
 }
 
@@ -121,6 +121,11 @@ export class HistoryStore {
   /** The features of a stored session, in order. */
   features(id: string): Float32Array[] {
     return this.index.sessionFeatures(id);
+  }
+
+  /** The JPEG thumbnails of a stored session, in order (read from its file). */
+  thumbnails(id: string): Promise<Uint8Array[]> {
+    return readThumbnails(join(this.dir, SESSIONS, id + SUFFIX));
   }
 
   /** The stored frame nearest `feature` (squared L2), and its session; null when none is stored outside `exclude`. */

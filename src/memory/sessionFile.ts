@@ -92,6 +92,20 @@ export async function readSession(file: string): Promise<Array<Record<string, un
   }
 }
 
+/** A stored session's JPEG thumbnails, in row order (outside the checksum: retrieval embeds them, people look). */
+export async function readThumbnails(file: string): Promise<Uint8Array[]> {
+  try {
+    const buffer = await asyncBufferFromFile(file);
+    const rows = await parquetReadObjects({ file: buffer, columns: ["thumbnail"], utf8: false });
+    return rows.map((r, i) => {
+      if (!(r.thumbnail instanceof Uint8Array)) throw new Error(`row ${i}: no thumbnail bytes`);
+      return r.thumbnail;
+    });
+  } catch (err) {
+    throw new Error(`history store: ${file}: thumbnails unreadable (${(err as Error).message})`);
+  }
+}
+
 /** fsync of a file or a folder. */
 export function syncFile(path: string): void {
   const fd = openSync(path, "r");

@@ -25,6 +25,16 @@ export interface FrameMeta {
    * need them. The strategy may keep them: the caller must not change them after the write.
    */
   views?: readonly ViewPixels[];
+  /**
+   * The frame's fixed image embedding (imageEmbedding.ts), given where the strategy `readsEmbedding`:
+   * what retrieval splits the history and finds the nearest session on.
+   */
+  embedding?: Float32Array;
+  /**
+   * True for a frame from before the episode's own ticks (its demonstration prompt, stored sessions):
+   * written to memory, never acted on. Retrieval searches these; the episode's own frames follow them.
+   */
+  history?: boolean;
 }
 
 /**
@@ -95,6 +105,8 @@ export type RetrievalInnerSpec =
  * Not re-entrant; features are copied in, never aliased. Every method returns the ops it performed.
  */
 export interface MemoryStrategy {
+  /** True when every write must carry `meta.embedding` (the policy computes it only then). */
+  readonly readsEmbedding?: boolean;
   /** Stores the feature of the tick at `step` (called once per tick, before `inputs()`). Throws on a wrong length. */
   write(feature: Float32Array, step: number, meta: FrameMeta): MemoryOp[];
   /** The memory module's inputs on the tick of the latest write. */

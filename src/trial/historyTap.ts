@@ -8,13 +8,13 @@
  * a store that fails to write is reported (`history_fault`) and left alone, the run goes on. Only an
  * in-process Mem-0 policy has features to store: a remote one is refused by name.
  */
-import { HistoryStore, type SessionWriter } from "../memory/index.js";
+import { HistoryStore, type SessionWriter, THUMBNAIL, thumbnailRgb } from "../memory/index.js";
 import { jpegFromRgb } from "../msgs/image.js";
 import { Mem0Policy } from "../policy/mem0/Mem0Policy.js";
 import type { ActionChunk, EpisodeInfo, ObserveResult, Policy, PreparedObservation } from "../policy/types.js";
 import type { EventLog } from "./eventLog.js";
 
-const THUMBNAIL = { width: 64, height: 48, quality: 80 };
+const THUMBNAIL_QUALITY = 80;
 
 /** A frame waiting for its session's end. */
 interface KeptFrame { feature: Float32Array; step: number; stampNs: bigint; thumbnail: Promise<Uint8Array> }
@@ -115,23 +115,10 @@ export class HistoryTap {
     }
   }
   /** The first policy camera's image, un-normalized and sampled down to THUMBNAIL, as a JPEG. */
-  private thumbnail(obs: PreparedObservation): Promise<Uint8Array> {
+  private async thumbnail(obs: PreparedObservation): Promise<Uint8Array> {
     const spec = this.source.spec;
     const { width, height } = spec.imageSize;
-    const chw = obs.images[spec.cameras[0]!]!;
-    const { mean, std } = spec.pixelNormalization ?? { mean: [0, 0, 0], std: [1, 1, 1] };
-    const { width: w, height: h } = THUMBNAIL;
-    const rgb = new Uint8Array(w * h * 3);
-    for (let y = 0; y < h; y++) {
-      const sy = Math.floor(((y + 0.5) * height) / h);
-      for (let x = 0; x < w; x++) {
-        const sx = Math.floor(((x + 0.5) * width) / w);
-        for (let c = 0; c < 3; c++) {
-          const v = chw[c * width * height + sy * width + sx]! * std[c]! + mean[c]!;
-          rgb[(y * w + x) * 3 + c] = Math.max(0, Math.min(255, Math.round(v * 255)));
-        }
-      }
-    }
-    return jpegFromRgb(rgb, w, h, THUMBNAIL.quality, "sharp");
+    const rgb = thumbnailRgb(obs.images[spec.cameras[0]!]!, width, height, spec.pixelNormalization);
+    return jpegFromRgb(rgb, THUMBNAIL.width, THUMBNAIL.height, THUMBNAIL_QUALITY, "sharp");
   }
 }

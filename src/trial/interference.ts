@@ -6,7 +6,8 @@
  * drawn by the episode's seed (the same seed, the same distractors); the `interference` event names
  * them. Only an in-process Mem-0 policy takes stored features: a remote one is refused by name.
  */
-import { frameSamplingIndices, HistoryStore } from "../memory/index.js";
+import { frameSamplingIndices, HistoryStore, imageEmbedding } from "../memory/index.js";
+import { rgbFromJpeg } from "../msgs/image.js";
 import { mulberry32 } from "../policy/mem0/flowSampler.js";
 import { Mem0Policy } from "../policy/mem0/Mem0Policy.js";
 import type { Policy } from "../policy/types.js";
@@ -38,18 +39,25 @@ export class DistractorFeed {
     return new DistractorFeed(pool, policy, o.k, o.frames);
   }
 
-  /** Feeds the episode's k distractors (none of `task`'s family), drawn by `seed`. */
+  /**
+   * Feeds the episode's k distractors (none of `task`'s family), drawn by `seed`: each kept frame's
+   * stored feature, and the image embedding of its stored thumbnail (what retrieval splits on).
+   */
   async feed(events: EventLog, task: string, seed: number): Promise<void> {
     const others = this.pool.sessions().filter((s) => s.task !== task);
     const rand = mulberry32(seed);
     const order = others.map((s) => ({ s, key: rand() })).sort((a, b) => a.key - b.key)
       .slice(0, this.k).map((x) => x.s);
-    const features = order.flatMap((s) => {
-      const all = this.pool.features(s.id);
-      return frameSamplingIndices(all.length - 1, this.frames).map((i) => all[i]!);
-    });
-    await this.policy.observeHistory(features);
-    events.emit({ event: "interference", k: this.k, sessions: order.map((s) => s.id), frames: features.length });
+    const frames: Array<{ feature: Float32Array; embedding: Float32Array }> = [];
+    for (const s of order) {
+      const features = this.pool.features(s.id), thumbnails = await this.pool.thumbnails(s.id);
+      for (const i of frameSamplingIndices(features.length - 1, this.frames)) {
+        const { rgb, width, height } = await rgbFromJpeg(thumbnails[i]!, `${this.pool.dir} session ${s.id} frame ${i}`);
+        frames.push({ feature: features[i]!, embedding: imageEmbedding(rgb, width, height) });
+      }
+    }
+    await this.policy.observeHistory(frames);
+    events.emit({ event: "interference", k: this.k, sessions: order.map((s) => s.id), frames: frames.length });
   }
 
   close(): void {

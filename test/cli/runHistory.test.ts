@@ -76,6 +76,13 @@ test("--interference K draws K sessions of other tasks from the pool into memory
   const firstTick = events.find((e) => e.event === "first_chunk");
   assert.ok(events.indexOf(drawn[0]!) < events.indexOf(firstTick!), "the distractors are in before the first act");
 
+  // Retrieval embeds the stored thumbnails of the drawn sessions (the split and search run on them).
+  const retrieved = await run(join(root, "s"), 1, [
+    "--interference", "2", "--distractor-pool", pool, "--memory", "retrieval",
+  ]);
+  assert.deepEqual(retrieved.filter((e) => e.event === "interference").map((e) => e.frames), [8]);
+  assert.equal(retrieved.filter((e) => e.event === "episode_end").length, 1);
+
   const r = startRun(join(root, "r"), "policies/test-tiny", 1, {
     args: ["--interference", "3", "--distractor-pool", pool],
   });

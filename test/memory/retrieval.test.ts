@@ -1,7 +1,10 @@
-/** Retrieval's split scoring, and its choice of session in a history whose sessions differ clearly. */
+/** Retrieval: its split scoring, its choice among history sessions that differ clearly, its image embedding. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { boundaryScores, RetrievalMemory } from "../../src/memory/index.js";
+import {
+  boundaryScores, embedCamera, IMAGE_EMBEDDING_DIM, imageEmbedding, RetrievalMemory, THUMBNAIL, thumbnailRgb,
+} from "../../src/memory/index.js";
+import { jpegFromRgb, rgbFromJpeg } from "../../src/msgs/image.js";
 import { mulberry32 } from "../../src/policy/mem0/flowSampler.js";
 
 test("boundaryScores: a boundary within the tolerance counts once; no boundary predicted is precision 1", () => {
@@ -10,21 +13,58 @@ test("boundaryScores: a boundary within the tolerance counts once; no boundary p
   assert.deepEqual(boundaryScores([0], [0, 32]), { precision: 1, recall: 0 });
 });
 
-test("retrieval splits 8 drifting sessions at their starts and retrieves the demonstration for a query like it", () => {
-  const rand = mulberry32(5), D = 16;
-  const session = (center: Float32Array) => {
-    const f = Float32Array.from(center);
-    return Array.from({ length: 32 }, () => Float32Array.from(f.map((v, k) => (f[k] = v + 0.01 * (rand() * 2 - 1)))));
-  };
+const rand = mulberry32(5), D = 16;
+/** 32 embeddings drifting from `center` by small steps: one session. */
+const session = (center: Float32Array, length = 32) => {
+  const f = Float32Array.from(center);
+  return Array.from({ length }, () => Float32Array.from(f.map((v, k) => (f[k] = v + 0.01 * (rand() * 2 - 1)))));
+};
+const feature = (step: number) => Float32Array.from([step, 0, 0, 0]);
+
+test("retrieval splits 8 history sessions at their starts and retrieves the demonstration for a like episode", () => {
   const centers = Array.from({ length: 8 }, () => Float32Array.from({ length: D }, () => rand() * 2 - 1));
-  const memory = new RetrievalMemory(D, { kind: "framesamp", frames: 32 }, 5, 32);
-  const history = [...centers.map(session), session(centers[0]!).slice(0, 10)].flat();
-  history.forEach((f, step) => memory.write(f, step, { stampNs: BigInt(step) }));
-  assert.deepEqual(memory.sessionStarts(), [0, 32, 64, 96, 128, 160, 192, 224, 256]);
-  const selection = memory.selection();
-  assert.deepEqual(selection, [
+  const memory = new RetrievalMemory(4, { kind: "framesamp", frames: 32 }, 5, 32);
+  const history = centers.map((c) => session(c)).flat();
+  history.forEach((embedding, step) => memory.write(feature(step), step, { stampNs: 0n, embedding, history: true }));
+  session(centers[0]!, 10).forEach((embedding, i) => {
+    memory.write(feature(256 + i), 256 + i, { stampNs: BigInt(i), embedding });
+  });
+  assert.deepEqual(memory.sessionStarts(), [0, 32, 64, 96, 128, 160, 192, 224], "the episode's frames are not split");
+  assert.deepEqual(memory.selection(), [
     ...Array.from({ length: 32 }, (_, i) => i), ...Array.from({ length: 10 }, (_, i) => 256 + i),
   ]);
   const inputs = memory.inputs();
   assert.equal(inputs.windowMask.reduce((a, b) => a + b, 0), 32, "FrameSamp's 32 slots over the 42 frames");
+});
+
+test("retrieval needs each frame's embedding, and history before the episode's own frames", () => {
+  const memory = new RetrievalMemory(4, { kind: "none" }, 5, 1);
+  assert.throws(() => memory.write(feature(0), 0, { stampNs: 0n }), /the frame at step 0 has no image embedding/);
+  memory.write(feature(0), 0, { stampNs: 0n, embedding: new Float32Array(D).fill(1) });
+  assert.throws(
+    () => memory.write(feature(1), 1, { stampNs: 0n, embedding: new Float32Array(D).fill(1), history: true }),
+    /retrieval: a history frame \(step 1\) after the episode's own frames/,
+  );
+});
+
+test("the image embedding: the camera's thumbnail pooled and centred; its stored JPEG embeds alike", async () => {
+  const width = 128, height = 96, chw = new Float32Array(3 * width * height);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      chw[y * width + x] = x / width; // red ramps left to right
+      chw[2 * width * height + y * width + x] = y < height / 2 ? 1 : 0; // blue on the top half
+    }
+  }
+  const rgb = thumbnailRgb(chw, width, height);
+  assert.equal(rgb.length, THUMBNAIL.width * THUMBNAIL.height * 3);
+  const e = embedCamera(chw, width, height);
+  assert.equal(e.length, IMAGE_EMBEDDING_DIM);
+  assert.ok(Math.abs(e.reduce((a, b) => a + b, 0)) < 1e-3, "centred");
+  assert.deepEqual(Array.from(e), Array.from(imageEmbedding(rgb, THUMBNAIL.width, THUMBNAIL.height)));
+  const decoded = await rgbFromJpeg(await jpegFromRgb(rgb, THUMBNAIL.width, THUMBNAIL.height, 80), "thumbnail");
+  const j = imageEmbedding(decoded.rgb, decoded.width, decoded.height);
+  const cos = e.reduce((a, v, k) => a + v * j[k]!, 0) / Math.hypot(...e) / Math.hypot(...j);
+  assert.ok(1 - cos < 1e-3, `JPEG at quality 80 moves the embedding by 1 - cos = ${1 - cos}`);
+  assert.throws(() => imageEmbedding(rgb, 32, 24), /a 32x24 image of 9216 bytes, expected the 64x48 rgb8/);
+  assert.throws(() => thumbnailRgb(chw, 64, 48), /thumbnail: image has 36864 values, expected 3 x 64 x 48/);
 });

@@ -15,7 +15,7 @@ const FILE = new URL("../vectors/memory.json", import.meta.url);
 const F = 2;
 
 type Op =
-  | { op: "write"; step: number; views?: number[][]; feature?: number[] }
+  | { op: "write"; step: number; views?: number[][]; feature?: number[]; embedding?: number[]; history?: boolean }
   | { op: "subtask_end" }
   | { op: "reset"; scope: "episode" | "session" };
 interface Expected { step: number; anchor?: number | null; window?: number[]; tokens?: number[][] }
@@ -80,7 +80,7 @@ test("frame sampling agrees with numpy's linspace(0, t, n) cast to int32 (the ve
   }
 });
 
-/** A write's feature: the case's own (retrieval splits on them), else step-valued [step, step + 0.5]. */
+/** A write's feature: the case's own, else step-valued [step, step + 0.5] (retrieval splits on `embedding`). */
 const featureOf = (op: { step: number; feature?: number[] }) =>
   Float32Array.from(op.feature ?? [op.step, op.step + 0.5]);
 
@@ -149,7 +149,8 @@ for (const c of doc.cases) {
             memory.write(feature, op.step, { stampNs, views: op.views!.map((v) => viewOf(v, spec.grid)) });
             got.push({ step: op.step, tokens: asTokens(memory.inputs(), levels, spec.budget, where) });
           } else {
-            memory.write(feature, op.step, { stampNs });
+            const embedding = op.embedding ? Float32Array.from(op.embedding) : undefined;
+            memory.write(feature, op.step, { stampNs, embedding, history: op.history });
             got.push({ step: op.step, ...asSteps(memory.inputs(), windowOf(spec), where) });
           }
           break;

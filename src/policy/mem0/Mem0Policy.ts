@@ -5,6 +5,8 @@
  * denormalizes it and maps it to the robot layout. The memory ablations (anchor off, sliding window
  * off) are strategies (`mem0MemorySpec`); the subtask-end decision is an `EndDetector` passed in
  * (default: the manifest's debounce; the oracle ablation: `oracleDetector`).
+ * NOTE: over 300 lines: a frame reaches memory by three paths (demonstration, stored history, live
+ * tick) that share the encode, the input checks and the memory write kept here.
  */
 import type { LayoutSpec, RobotProfile } from "../../robot/types.js";
 import type { ActionChunk, EpisodeInfo, ObserveResult, Policy, PolicySpec, PreparedObservation } from "../types.js";
@@ -13,7 +15,9 @@ import { chunkSeed, gaussianNoise, integrateFlow } from "./flowSampler.js";
 import { chunkToRobotOrder } from "./layout.js";
 import { getLayout, layoutNames } from "../../robot/layout.js";
 import type { ModelKey, PolicyManifest } from "./manifest.js";
-import { createMemoryStrategy, type MemoryOp, type MemoryStrategy } from "../../memory/index.js";
+import {
+  createMemoryStrategy, embedCamera, type FrameMeta, type MemoryOp, type MemoryStrategy,
+} from "../../memory/index.js";
 import { mem0MemorySpec, type Mem0Ablation, type MemoryChoice } from "./memorySpec.js";
 import { denormalizeRows, normalize } from "./normalization.js";
 import { f32, i64, type ExecutionProvider } from "./ortSession.js";
@@ -143,21 +147,21 @@ export class Mem0Policy implements Policy {
     for (const [i, obs] of frames.entries()) {
       const { state } = this.inputsOf(obs, `demonstration frame ${i}`);
       const enc = await this.encode(obs, state, tokens, `demonstration frame ${i}`);
-      this.emitOps(this.memory.write(enc.image_feature!, this.step, { stampNs: obs.stampNs }));
+      this.emitOps(this.memory.write(enc.image_feature!, this.step, this.metaOf(obs, true)));
       this.writtenFeatures.push(enc.image_feature!);
       this.step++;
     }
   }
 
   /**
-   * Stored features (a history store's sessions: RoboMME-Interference's distractors) written to memory
+   * Stored frames (a history store's sessions: RoboMME-Interference's distractors) written to memory
    * as the next history steps, as they were stored (no encoder, no classifier): after reset() and any
-   * demonstration, before the first observe().
+   * demonstration, before the first observe(). A strategy that `readsEmbedding` needs each frame's embedding.
    */
-  async observeHistory(features: readonly Float32Array[]): Promise<void> {
+  async observeHistory(frames: readonly { feature: Float32Array; embedding?: Float32Array }[]): Promise<void> {
     if (this.last) throw new Error(`${this.where}: observeHistory() after the episode's first tick (step ${this.step})`);
-    for (const f of features) {
-      this.emitOps(this.memory.write(f, this.step, { stampNs: 0n }));
+    for (const { feature, embedding } of frames) {
+      this.emitOps(this.memory.write(feature, this.step, { stampNs: 0n, embedding, history: true }));
       this.step++;
     }
   }
@@ -182,7 +186,7 @@ export class Mem0Policy implements Policy {
     const feature = enc.image_feature!;
     this.writtenFeatures.push(feature);
     // Write first: the first tick after a clear attends to its own feature as the anchor.
-    this.emitOps(this.memory.write(feature, this.step, { stampNs: obs.stampNs }));
+    this.emitOps(this.memory.write(feature, this.step, this.metaOf(obs, false)));
     const mem = this.memory.inputs();
     const F = m.memory.feature_dim, K = m.memory.window;
     const { summary } = await this.run("memory", {
@@ -220,6 +224,14 @@ export class Mem0Policy implements Policy {
     }
     const { jointNames, actions } = chunkToRobotOrder(this.layout, robotUnits, H, this.robotOrder);
     return { jointNames, actions, horizon: H, dim: jointNames.length };
+  }
+
+  /** What memory gets with a frame: its stamp, whether it is history, and its image embedding where read. */
+  private metaOf(obs: PreparedObservation, history: boolean): FrameMeta {
+    if (!this.memory.readsEmbedding) return { stampNs: obs.stampNs, history };
+    const { imageSize: { width, height }, cameras, pixelNormalization } = this.spec;
+    const embedding = embedCamera(obs.images[cameras[0]!]!, width, height, pixelNormalization);
+    return { stampNs: obs.stampNs, history, embedding };
   }
 
   /** Checks an observation's images and state against the manifest; returns the normalized state. */
