@@ -64,7 +64,12 @@ export class RetrievalMemory implements MemoryStrategy {
     this.features.push(Float32Array.from(feature));
     this.embeddings.push(e);
     this.metas.push({ step, meta: { stampNs: meta.stampNs } });
-    return [];
+    if (meta.history || this.historyLength === 0 || this.features.length !== this.historyLength + 1) return [];
+    const retrieved = this.selection().filter((i) => i < this.historyLength);
+    return [{
+      kind: "history_split", frames: this.historyLength, starts: this.sessionStarts(),
+      retrieved: [retrieved[0] ?? 0, (retrieved.at(-1) ?? -1) + 1],
+    }];
   }
 
   /** Indices where each session of the history's split starts (0 first; none without history). */

@@ -41,12 +41,15 @@ export interface FrameMeta {
  * A memory operation, recorded in the event log as `{event: "memory", op, step}`:
  * `anchor_set` when a write fills the empty anchor; `window_clear` on a declared subtask end, with
  * the features the window held (`dropped`, counting the tick's own write) and whether an anchor went;
- * `history_clear` when a reset empties a strategy that keeps the whole history (`dropped` frames).
+ * `history_clear` when a reset empties a strategy that keeps the whole history (`dropped` frames);
+ * `history_split` on the episode's first own frame, from retrieval: how it split the `frames` history
+ * frames (each session's first index) and the session it retrieved for that frame ([from, to)).
  */
 export type MemoryOp =
   | { kind: "anchor_set" }
   | { kind: "window_clear"; dropped: number; anchorCleared: boolean }
-  | { kind: "history_clear"; dropped: number };
+  | { kind: "history_clear"; dropped: number }
+  | { kind: "history_split"; frames: number; starts: number[]; retrieved: [number, number] };
 
 /** Tensors fed to Mem-0's memory.onnx for one tick, batch 1 (the current feature goes in separately). */
 export interface MemoryInputs {

@@ -4,7 +4,8 @@
  * the policy's memory, each trimmed to `frames` stored frames (FrameSamp's rule over the session), so
  * the episode's buffer is its demonstration, then k distractors, then its own frames. The sessions are
  * drawn by the episode's seed (the same seed, the same distractors); the `interference` event names
- * them. Only an in-process Mem-0 policy takes stored features: a remote one is refused by name.
+ * them and how many frames each gave (the true session boundaries a report scores retrieval's split
+ * on). Only an in-process Mem-0 policy takes stored features: a remote one is refused by name.
  */
 import { frameSamplingIndices, HistoryStore, imageEmbedding } from "../memory/index.js";
 import { rgbFromJpeg } from "../msgs/image.js";
@@ -49,15 +50,21 @@ export class DistractorFeed {
     const order = others.map((s) => ({ s, key: rand() })).sort((a, b) => a.key - b.key)
       .slice(0, this.k).map((x) => x.s);
     const frames: Array<{ feature: Float32Array; embedding: Float32Array }> = [];
+    const sessionFrames: number[] = [];
     for (const s of order) {
       const features = this.pool.features(s.id), thumbnails = await this.pool.thumbnails(s.id);
-      for (const i of frameSamplingIndices(features.length - 1, this.frames)) {
+      const kept = frameSamplingIndices(features.length - 1, this.frames);
+      sessionFrames.push(kept.length);
+      for (const i of kept) {
         const { rgb, width, height } = await rgbFromJpeg(thumbnails[i]!, `${this.pool.dir} session ${s.id} frame ${i}`);
         frames.push({ feature: features[i]!, embedding: imageEmbedding(rgb, width, height) });
       }
     }
     await this.policy.observeHistory(frames);
-    events.emit({ event: "interference", k: this.k, sessions: order.map((s) => s.id), frames: frames.length });
+    events.emit({
+      event: "interference", k: this.k, sessions: order.map((s) => s.id), frames: frames.length,
+      session_frames: sessionFrames,
+    });
   }
 
   close(): void {

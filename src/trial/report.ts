@@ -42,6 +42,7 @@ export async function writeReport(
       dir: outDir, name: outDir, summary, episodes: records.map((r) => ({ ...r, mcapPath: null })),
       ticks: [{ episode: -1, tickMs: [...tickMs] }],
       controlHz: null, clock: null, plannerKind: null, classifierKind: null, logits: new Map(), safety: [],
+      historySplits: [],
     };
   }
   try {

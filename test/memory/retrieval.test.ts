@@ -26,9 +26,12 @@ test("retrieval splits 8 history sessions at their starts and retrieves the demo
   const memory = new RetrievalMemory(4, { kind: "framesamp", frames: 32 }, 5, 32);
   const history = centers.map((c) => session(c)).flat();
   history.forEach((embedding, step) => memory.write(feature(step), step, { stampNs: 0n, embedding, history: true }));
-  session(centers[0]!, 10).forEach((embedding, i) => {
-    memory.write(feature(256 + i), 256 + i, { stampNs: BigInt(i), embedding });
+  const ops = session(centers[0]!, 10).flatMap((embedding, i) => {
+    return memory.write(feature(256 + i), 256 + i, { stampNs: BigInt(i), embedding });
   });
+  assert.deepEqual(ops, [{
+    kind: "history_split", frames: 256, starts: [0, 32, 64, 96, 128, 160, 192, 224], retrieved: [0, 32],
+  }], "the split and the retrieved session are reported once, on the episode's first frame");
   assert.deepEqual(memory.sessionStarts(), [0, 32, 64, 96, 128, 160, 192, 224], "the episode's frames are not split");
   assert.deepEqual(memory.selection(), [
     ...Array.from({ length: 32 }, (_, i) => i), ...Array.from({ length: 10 }, (_, i) => 256 + i),

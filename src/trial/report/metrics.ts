@@ -5,6 +5,7 @@
 import { PRIVILEGED_PLANNERS } from "../../config/index.js";
 import type { CheckpointLabel } from "../../task/index.js";
 import { matchSubtaskEnds } from "../summary.js";
+import { splitScores } from "./historySplits.js";
 import type { ReportRun } from "./runData.js";
 
 /** One row of the summary table. */
@@ -39,7 +40,22 @@ export function metricRows(run: ReportRun): MetricRow[] {
         + "velocity or rate clamped to its limit), plus holds (a lasting hold counts once), over all episodes" },
     realtimeRow(run),
     ...cameraRows(run),
+    ...historySplitRows(run),
   ];
+}
+
+/** Retrieval's split of each episode's history against the true session starts (it never reads them). */
+function historySplitRows(run: ReportRun): MetricRow[] {
+  if (run.historySplits.length === 0) return [];
+  const s = splitScores(run.historySplits);
+  const whole = s.withDemonstration > 0
+    ? `; demonstration retrieved whole ${s.demonstrationWhole}/${s.withDemonstration}` : "";
+  return [{
+    metric: "retrieval split", value: `boundary precision ${num(s.precision, 2)}, recall ${num(s.recall, 2)}${whole}`,
+    meaning: "retrieval's session starts in each episode's history (demonstration, then stored sessions) against the "
+      + "true ones, a match within 1 frame, mean over episodes; and episodes whose session retrieved on the first "
+      + "tick held the whole demonstration",
+  }];
 }
 
 /** Per camera over a middleware (a robot the run does not own): what the runtime received of it. */

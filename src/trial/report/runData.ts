@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { EpisodeRecord, RunSummary } from "../summary.js";
+import { historySplitsOf, type HistorySplit } from "./historySplits.js";
 
 /** The classifier trace of one episode, as logits-episode-<i>.json holds it. */
 export interface EpisodeLogits {
@@ -70,6 +71,8 @@ export interface ReportRun {
   classifierKind: string | null;
   logits: Map<number, EpisodeLogits>;
   safety: SafetyEvent[];
+  /** Retrieval's history split per episode (empty when retrieval did not run). */
+  historySplits: HistorySplit[];
 }
 
 /**
@@ -89,6 +92,7 @@ export function reportRunOf(
     ...config,
     logits: logitsOf(dir, records.map((r) => r.episode)),
     safety: safetyEvents(dir),
+    historySplits: historySplitsOf(jsonLines(join(dir, "events.jsonl"))),
   };
 }
 
