@@ -53,10 +53,15 @@ interface RunningOp {
 
 /** The gripper opening used as "open" for an arm: its joint's upper limit from the profile (capped at 8 cm). */
 export function gripperOpenWidth(world: SimWorldApi, profile: RobotProfile, arm: string): number {
+  return Math.min(gripperSpec(world, profile, arm).upper, 0.08);
+}
+
+/** The profile's entry for arm `arm`'s gripper joint; throws naming a joint the profile lacks. */
+export function gripperSpec(world: SimWorldApi, profile: RobotProfile, arm: string): RobotProfile["joints"][number] {
   const name = world.jointNames()[world.armJointIndices(arm).gripper];
   const spec = profile.joints.find((j) => j.name === name);
   if (!spec) throw new Error(`expert: gripper joint "${name}" of arm "${arm}" is not in robot profile "${profile.name}"`);
-  return Math.min(spec.upper, 0.08);
+  return spec;
 }
 
 /** Runs a plan of subtasks as a ScriptedExpert. */

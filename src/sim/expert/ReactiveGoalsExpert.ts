@@ -11,9 +11,10 @@ import type { RobotProfile } from "../../robot/types.js";
 import type { ObjectId, Quat, SimWorldApi, Vec3 } from "../world/types.js";
 import type { Button } from "../tasks/props.js";
 import { TABLE_Z, topDownQuat, wrapAngle, yawOf } from "../tasks/geometry.js";
+import { gripperSpec } from "./PlanExpert.js";
 import { gripWidths, TRAVEL_Z } from "./primitives.js";
 import {
-  PUSH, cubeGraspYaw, dirXy, lift, pick, place, press, push, pushing, rollView, turnToward, withdraw,
+  GRIPPER_MPS, PUSH, cubeGraspYaw, dirXy, lift, pick, place, press, push, pushing, rollView, turnToward, withdraw,
   type ArmCommand, type ReactiveView, type Widths,
 } from "./reactive.js";
 import type { ExpertStep, ReactiveExpert, SubtaskAnnotation } from "./types.js";
@@ -80,6 +81,8 @@ export class ReactiveGoalsExpert implements ReactiveExpert {
   private readonly widths: Widths;
   private readonly home: Float64Array;
   private readonly dtS: number;
+  /** How fast the roll-forward's gripper moves: as the robot's own (a command faster than its limit is clamped). */
+  private readonly gripperMps: number;
   private plan: Float64Array[] = [];
   private planTick = 0;
   private readonly notes: SubtaskAnnotation[] = [];
@@ -92,6 +95,7 @@ export class ReactiveGoalsExpert implements ReactiveExpert {
     this.widths = gripWidths(world, profile);
     this.home = Float64Array.from(world.jointNames().map((n) => profile.home[n] ?? 0));
     this.dtS = 1 / o.controlHz;
+    this.gripperMps = Math.min(GRIPPER_MPS, gripperSpec(world, profile, o.arm).velocity_limit);
   }
 
   /** The goals of a fixed sequence, asked for on first use; throws when their count differs from the subtask texts'. */
@@ -187,7 +191,7 @@ export class ReactiveGoalsExpert implements ReactiveExpert {
       targets = this.targetsFor(world, targets, arm, cmd, idle);
       out.push(targets);
       const contact = goal?.kind === "push" && pushing(v, goal.restCentre, TABLE_Z);
-      const rolled = rollView(v, cmd, this.dtS, capTop);
+      const rolled = rollView(v, cmd, this.dtS, capTop, this.gripperMps);
       if (contact) {
         // A pushed object moves ahead of the fingers (rollView knows only grasps).
         const [ux, uy] = dirXy(v.object, goal.restCentre);

@@ -14,8 +14,8 @@ import { TRAVEL_Z } from "./primitives.js";
 /** Lateral speed (m/s) and the slower vertical speed near objects, as PlanExpert's moves. */
 const LATERAL_MPS = 0.3;
 const VERTICAL_MPS = 0.18;
-/** Gripper opening speed in the roll-forward, m/s (the profiles' gripper velocity limit). */
-const GRIPPER_MPS = 0.2;
+/** Gripper opening speed in the roll-forward, m/s, unless the robot's gripper is slower (its velocity limit). */
+export const GRIPPER_MPS = 0.2;
 /** The fingers are over their goal when the grasp point is this close horizontally, m. */
 const ALIGNED_M = 0.012;
 /** Off by more than this while low: rise before moving sideways (never drag through objects), m. */
@@ -164,11 +164,13 @@ export function withdraw(v: ReactiveView, w: Widths, dtS: number): ArmCommand {
  * width), opening lets go, a held object moves with the hand, and a fingertip at the cap presses
  * `capTop` (when given).
  */
-export function rollView(v: ReactiveView, cmd: ArmCommand, dtS: number, capTop?: Vec3): ReactiveView {
+export function rollView(
+  v: ReactiveView, cmd: ArmCommand, dtS: number, capTop?: Vec3, gripperMps = GRIPPER_MPS,
+): ReactiveView {
   const turn = cmd.yawRad - v.yawRad;
   const next: ReactiveView = { ...v, grasp: cmd.grasp, yawRad: cmd.yawRad, gripperCmdM: cmd.gripperM, wristRad: v.wristRad - turn };
   if (v.held) next.heldObjectYawRad = v.heldObjectYawRad + turn;
-  const stepM = GRIPPER_MPS * dtS;
+  const stepM = gripperMps * dtS;
   const width = v.gripperM + Math.max(-stepM, Math.min(stepM, cmd.gripperM - v.gripperM));
   const atObject = distXy(cmd.grasp, v.object) <= ALIGNED_M * 1.5 && Math.abs(cmd.grasp[2] - v.object[2]) <= 0.012;
   const blockWidth = 2 * BLOCK_HALF;
