@@ -4,7 +4,8 @@
  * mem0 window 8 and framesamp 32 frames of 64-value features (mem0-tiny's feature_dim); tokendrop
  * RoboMME's defaults (512 of at most 2048 tokens, stride 8, 8x8 grid) on mem0-tiny's three 128x96
  * cameras and on one RoboMME-sized 224x224 front camera (it scores every 8th tick: p50 is the other
- * ticks, p99 the scoring ones, mean what a tick costs on average); retrieval over FrameSamp 32.
+ * ticks, p99 the scoring ones, mean what a tick costs on average); retrieval over FrameSamp 32 (its
+ * tick embeds a 128x96 camera image too).
  * The history store at 100,000 frames (3,125 sessions of 32, RoboMME-Interference's session size,
  * 64-value features, a 64x48 JPEG thumbnail each): append rate, bytes on disk per frame, open time,
  * nearest-frame query p50/p99 for observations near a stored session (frames of a session drift
@@ -16,7 +17,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FrameIndex } from "../src/memory/frameIndex.js";
 import { HistoryStore } from "../src/memory/historyStore.js";
-import { createMemoryStrategy, type MemorySpec, type ViewPixels } from "../src/memory/index.js";
+import {
+  createMemoryStrategy, embedCamera, IMAGE_EMBEDDING_DIM, type MemorySpec, type ViewPixels,
+} from "../src/memory/index.js";
 import { jpegFromRgb } from "../src/msgs/image.js";
 import { mulberry32 } from "../src/policy/mem0/flowSampler.js";
 
@@ -34,22 +37,29 @@ function frames(count: number, views: { width: number; height: number }[]) {
   const rand = mulberry32(7);
   return Array.from({ length: count }, () => ({
     feature: Float32Array.from({ length: F }, () => rand() * 2 - 1),
+    embedding: Float32Array.from({ length: IMAGE_EMBEDDING_DIM }, () => rand() * 2 - 1),
     views: views.map(({ width, height }): ViewPixels => ({
       width, height, channels: 3, data: Float32Array.from({ length: 3 * width * height }, () => rand() * 2 - 1),
     })),
   }));
 }
 
-/** Fills HISTORY steps, then times MEASURED ticks (write + inputs). */
+/**
+ * Fills HISTORY steps (written as history: retrieval splits and searches them), then times MEASURED
+ * ticks (write + inputs); a strategy that reads embeddings also pays for embedding the tick's image.
+ */
 function perTick(
   spec: MemorySpec, views: { width: number; height: number }[],
 ): ReturnType<typeof stats> & { mean: number } {
   const memory = createMemoryStrategy(spec, F, 8);
   const pool = frames(16, views);
   let step = 0;
+  const camera = Float32Array.from({ length: 3 * 128 * 96 }, (_, i) => (i % 255) / 255);
   const tick = () => {
     const f = pool[step % pool.length]!;
-    memory.write(f.feature, step, { stampNs: BigInt(step) * 100_000_000n, views: f.views });
+    const history = step < HISTORY;
+    const embedding = memory.readsEmbedding && !history ? embedCamera(camera, 128, 96) : f.embedding;
+    memory.write(f.feature, step, { stampNs: BigInt(step) * 100_000_000n, views: f.views, embedding, history });
     step++;
     return memory.inputs();
   };

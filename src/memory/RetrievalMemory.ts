@@ -39,6 +39,8 @@ export class RetrievalMemory implements MemoryStrategy {
   private steps: number[] = [];
   /** Frames written as history; the episode's own frames follow them. */
   private historyLength = 0;
+  /** The split of the history as it stands (it changes only while history is written). */
+  private split: number[] | null = null;
 
   constructor(
     readonly featureDim: number, readonly inner: RetrievalInnerSpec, readonly drop: number,
@@ -60,6 +62,7 @@ export class RetrievalMemory implements MemoryStrategy {
       const last = this.embeddings.at(-1);
       if (last) this.steps.push(1 - cosine(last, e));
       this.historyLength++;
+      this.split = null;
     }
     this.features.push(Float32Array.from(feature));
     this.embeddings.push(e);
@@ -74,6 +77,7 @@ export class RetrievalMemory implements MemoryStrategy {
 
   /** Indices where each session of the history's split starts (0 first; none without history). */
   sessionStarts(): number[] {
+    if (this.split) return [...this.split];
     const starts = this.historyLength > 0 ? [0] : [];
     this.steps.forEach((s, i) => {
       const around = [
@@ -81,7 +85,8 @@ export class RetrievalMemory implements MemoryStrategy {
       ];
       if (s > MIN_STEP && (around.length === 0 || s > this.drop * median(around))) starts.push(i + 1);
     });
-    return starts;
+    this.split = starts;
+    return [...starts];
   }
 
   /** The frames the inner strategy sees on this tick: the retrieved history session (if any), then the episode's. */
@@ -118,6 +123,7 @@ export class RetrievalMemory implements MemoryStrategy {
     this.metas = [];
     this.steps = [];
     this.historyLength = 0;
+    this.split = null;
     return [{ kind: "history_clear", dropped }];
   }
 

@@ -11,8 +11,8 @@
 #   bash training/mem0_tiny/evaluate.sh table           # the table only, from runs already made
 #   ONLY=vu- bash training/mem0_tiny/evaluate.sh        # only the rows whose name starts with vu- (Video Unmask)
 # The vu- rows: the FrameSamp bundle of Video Unmask, the same recipe without history and with Mem-0's anchor
-# + window (ablations/mem0, for reference), on the Franka
-# twin, each episode prompted by the twin's demonstration on its own scene (launch/sim-franka-video.yaml).
+# + window (ablations/mem0, for reference); the mc- rows: Move Cube's FrameSamp bundle and its no-history twin. On
+# the Franka twin, each episode prompted by the twin's demonstration on its own scene (launch/sim-franka-video.yaml).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 EPISODES=${EPISODES:-50}
@@ -29,7 +29,9 @@ pbb-no-anchor|launch/sim-x-one-no-anchor.yaml|policies/mem0-tiny/ablations/no-an
 pbb-no-window|launch/sim-x-one-no-window.yaml|policies/mem0-tiny/ablations/no-window|put-back-block|$EXTRA_EPISODES
 vu-framesamp|launch/sim-franka-video.yaml|policies/framesamp-tiny-unmask|video-unmask|$EPISODES
 vu-no-history|launch/sim-franka-video.yaml|policies/framesamp-tiny-unmask/ablations/no-history|video-unmask|$EPISODES
-vu-mem0|launch/sim-franka-video.yaml|policies/framesamp-tiny-unmask/ablations/mem0|video-unmask|$EPISODES"
+vu-mem0|launch/sim-franka-video.yaml|policies/framesamp-tiny-unmask/ablations/mem0|video-unmask|$EPISODES
+mc-framesamp|launch/sim-franka-video.yaml|policies/framesamp-tiny-move|move-cube|$EPISODES
+mc-no-history|launch/sim-franka-video.yaml|policies/framesamp-tiny-move/ablations/no-history|move-cube|$EPISODES"
 ONLY=${ONLY:-}
 
 if [ "${1:-}" != "table" ]; then
@@ -47,7 +49,8 @@ out = sys.argv[1]
 f = lambda x: "-" if x is None else f"{x:.2f}"
 print("| run | policy | task | successes | rate | Wilson 95 % | storage | update | compression | classifier P / R | tick p50 / p99 ms |")
 print("|---|---|---|---|---|---|---|---|---|---|---|")
-for name in ["pbb-full", "pbb-no-anchor", "pbb-no-window", "vu-framesamp", "vu-no-history", "vu-mem0"]:
+for name in ["pbb-full", "pbb-no-anchor", "pbb-no-window", "vu-framesamp", "vu-no-history", "vu-mem0", "mc-framesamp",
+             "mc-no-history"]:
     path = os.path.join(out, name, "summary.json")
     if not os.path.exists(path):
         continue

@@ -5,7 +5,8 @@
 # perception: framesamp (RoboMME's 32 frames of the whole history, demonstration included) and none (the same
 # recipe, no history). Not run by CI; data, checkpoints and runs stay under $ROOT (git-ignored).
 #   STAGE=data   bash training/mem0_tiny/video.sh   # expert episodes through the runtime (failures set aside)
-#   STAGE=train  bash training/mem0_tiny/video.sh   # perception, then both policies side by side (2 cores)
+#   STAGE=train  bash training/mem0_tiny/video.sh   # perception (unless trained), both policies side by side
+#   TASK=move-cube ROOT=data/move BUNDLE=policies/framesamp-tiny-move STAGE=... bash training/mem0_tiny/video.sh
 #   STAGE=export bash training/mem0_tiny/video.sh   # bundles into $BUNDLE and $BUNDLE/ablations/no-history
 #   STAGE=dagger ITER=1 bash training/mem0_tiny/video.sh  # rollouts of the framesamp bundle, retrain both warm
 #   STAGE=mem0 ITER=1 bash training/mem0_tiny/video.sh    # Mem-0's anchor + 32-frame window, for reference
@@ -42,8 +43,9 @@ case "${STAGE:?set STAGE: data | train | export | dagger | mem0}" in
     set_failures_aside "$ROOT/it0"
     ;;
   train)
-    "$PY" -m engram_ml train perception --data "$ROOT/it0" --out "$ROOT/runs/perception.pt" --minutes "${PERCEPTION_MIN:-15}" \
-      --batch 32 --lr 2e-3 --bin-weight 1
+    # Perception reads only the images and the privileged targets: one already trained on this task's data is kept.
+    [ -f "$ROOT/runs/perception.pt" ] || "$PY" -m engram_ml train perception --data "$ROOT/it0" \
+      --out "$ROOT/runs/perception.pt" --minutes "${PERCEPTION_MIN:-15}" --batch 32 --lr 2e-3 --bin-weight 1
     for memory in framesamp none; do
       "$PY" -m engram_ml train policy --data "$ROOT/it0" --perception "$ROOT/runs/perception.pt" --out "$ROOT/runs/$memory-it0.pt" \
         --minutes "${POLICY_MIN:-25}" --memory "$memory" --window 32 > "$ROOT/runs/$memory-it0.log" 2>&1 &
