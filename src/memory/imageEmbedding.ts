@@ -40,10 +40,13 @@ export function thumbnailRgb(
   return rgb;
 }
 
-/** The fixed embedding of a THUMBNAIL-sized rgb8 image (a live frame's, or a stored thumbnail decoded). */
-export function imageEmbedding(rgb: Uint8Array, width: number, height: number): Float32Array {
+/**
+ * The fixed embedding of a THUMBNAIL-sized rgb8 image (a live frame's, or a stored thumbnail decoded);
+ * `what` names the image in the error a wrong size gets.
+ */
+export function imageEmbedding(rgb: Uint8Array, width: number, height: number, what = "image"): Float32Array {
   if (width !== THUMBNAIL.width || height !== THUMBNAIL.height || rgb.length !== width * height * 3) {
-    throw new Error(`image embedding: a ${width}x${height} image of ${rgb.length} bytes, `
+    throw new Error(`image embedding: ${what} is ${width}x${height} (${rgb.length} bytes), `
       + `expected the ${THUMBNAIL.width}x${THUMBNAIL.height} rgb8 thumbnail`);
   }
   const out = new Float32Array(IMAGE_EMBEDDING_DIM);

@@ -56,8 +56,9 @@ export class DistractorFeed {
       const kept = frameSamplingIndices(features.length - 1, this.frames);
       sessionFrames.push(kept.length);
       for (const i of kept) {
-        const { rgb, width, height } = await rgbFromJpeg(thumbnails[i]!, `${this.pool.dir} session ${s.id} frame ${i}`);
-        frames.push({ feature: features[i]!, embedding: imageEmbedding(rgb, width, height) });
+        const what = `${this.pool.dir} session ${s.id} thumbnail ${i}`;
+        const { rgb, width, height } = await rgbFromJpeg(thumbnails[i]!, what);
+        frames.push({ feature: features[i]!, embedding: imageEmbedding(rgb, width, height, what) });
       }
     }
     await this.policy.observeHistory(frames);
