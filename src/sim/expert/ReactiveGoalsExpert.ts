@@ -193,9 +193,13 @@ export class ReactiveGoalsExpert implements ReactiveExpert {
       const contact = goal?.kind === "push" && pushing(v, goal.restCentre, TABLE_Z);
       const rolled = rollView(v, cmd, this.dtS, capTop, this.gripperMps);
       if (contact) {
-        // A pushed object moves ahead of the fingers (rollView knows only grasps).
+        // A pushed object moves ahead of the fingers (rollView knows only grasps), along its own line to
+        // the goal: placing it at the fingers plus the contact offset made its sideways error swing
+        // wider every step once it was nearer the goal than that offset (and the hand's yaw with it).
         const [ux, uy] = dirXy(v.object, goal.restCentre);
-        rolled.object = [cmd.grasp[0] + ux * PUSH.contactM, cmd.grasp[1] + uy * PUSH.contactM, v.object[2]];
+        const fingersAlong = (cmd.grasp[0] - v.object[0]) * ux + (cmd.grasp[1] - v.object[1]) * uy;
+        const ahead = Math.max(0, fingersAlong + PUSH.contactM);
+        rolled.object = [v.object[0] + ux * ahead, v.object[1] + uy * ahead, v.object[2]];
       }
       letGo ||= goal?.kind === "place" && v.held && !rolled.held;
       v = rolled;
