@@ -41,6 +41,8 @@ export class RetrievalMemory implements MemoryStrategy {
   private historyLength = 0;
   /** The split of the history as it stands (it changes only while history is written). */
   private split: number[] | null = null;
+  /** The inner strategy of the last read, and the frames it was fed, in order. */
+  private fed: { inner: MemoryStrategy; frames: number[] } | null = null;
 
   constructor(
     readonly featureDim: number, readonly inner: RetrievalInnerSpec, readonly drop: number,
@@ -107,8 +109,16 @@ export class RetrievalMemory implements MemoryStrategy {
   }
 
   inputs(): MemoryInputs {
-    const inner = this.innerStrategy();
-    for (const i of this.selection()) inner.write(this.features[i]!, this.metas[i]!.step, this.metas[i]!.meta);
+    const selection = this.selection();
+    // The inner strategy is fed incrementally while the retrieved session stays the same (the same
+    // frames in the same order leave it as a rebuild would); a different session rebuilds it.
+    const fed = this.fed;
+    const same = fed !== null && fed.frames.length <= selection.length
+      && fed.frames.every((frame, k) => frame === selection[k]);
+    const inner = same ? fed.inner : this.innerStrategy();
+    const done = same ? fed.frames.length : 0;
+    for (const i of selection.slice(done)) inner.write(this.features[i]!, this.metas[i]!.step, this.metas[i]!.meta);
+    this.fed = { inner, frames: selection };
     return inner.inputs();
   }
 
@@ -124,6 +134,7 @@ export class RetrievalMemory implements MemoryStrategy {
     this.steps = [];
     this.historyLength = 0;
     this.split = null;
+    this.fed = null;
     return [{ kind: "history_clear", dropped }];
   }
 
