@@ -7,8 +7,9 @@
  * MIN_STEP (so neither a still camera's noise nor an arm's motion splits). The episode's own frames,
  * which follow the history, are the current session; of the history's sessions, the one holding the
  * frame nearest the current one (squared L2 of the embeddings) is retrieved. The inner strategy then
- * sees only the retrieved session followed by the current one, rebuilt every tick. Ground-truth session
- * ids are never read (FrameMeta carries none); `sessionStarts()` exposes the split to compare with them.
+ * sees only the retrieved session followed by the current one (rebuilt when the retrieved session
+ * changes). Ground-truth session ids are never read (FrameMeta carries none); `sessionStarts()` and the
+ * `history_split` op on the episode's first own frame expose the split to compare with them.
  */
 import { FrameSampMemory } from "./FrameSampMemory.js";
 import { Mem0Memory } from "./Mem0Memory.js";
@@ -19,7 +20,7 @@ import type { FrameMeta, MemoryInputs, MemoryOp, MemoryStrategy, ResetScope, Ret
  * Dissimilarity a step needs before it can split, whatever the median (1 - cos of embeddings). On the
  * Franka twin a session's own adjacent frames differ by at most 0.009 and stored sessions' ends and
  * starts by 0.045 or more; a demonstration ending at the home pose and a stored session starting there
- * differ by 0.007-0.011, so that pair usually stays one session (the retrieved one then carries the stored one).
+ * differ by 0.007-0.011, so that pair usually stays one session (the demonstration carries the stored one).
  */
 const MIN_STEP = 0.015;
 /** Steps on each side a step is compared with: a session's own pace of change, not the whole history's. */
@@ -117,7 +118,9 @@ export class RetrievalMemory implements MemoryStrategy {
       && fed.frames.every((frame, k) => frame === selection[k]);
     const inner = same ? fed.inner : this.innerStrategy();
     const done = same ? fed.frames.length : 0;
-    for (const i of selection.slice(done)) inner.write(this.features[i]!, this.metas[i]!.step, this.metas[i]!.meta);
+    for (const i of selection.slice(done)) {
+      inner.write(this.features[i]!, this.metas[i]!.step, this.metas[i]!.meta);
+    }
     this.fed = { inner, frames: selection };
     return inner.inputs();
   }

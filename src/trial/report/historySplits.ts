@@ -44,7 +44,7 @@ export function historySplitsOf(lines: readonly Line[]): HistorySplit[] {
   return out;
 }
 
-/** Mean boundary precision and recall (within 1 frame); episodes whose retrieved session held the whole demonstration. */
+/** Mean boundary precision and recall (within 1 frame); episodes whose retrieved session held the demonstration. */
 export function splitScores(splits: readonly HistorySplit[]): {
   precision: number; recall: number; demonstrationWhole: number; withDemonstration: number;
 } {
