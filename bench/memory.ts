@@ -95,7 +95,7 @@ async function storeBench(): Promise<Record<string, unknown>> {
     const sessions = STORE_FRAMES / SESSION;
     let t = performance.now();
     for (let s = 0; s < sessions; s++) {
-      const writer = store.beginSession({ kind: "episode", task: `task-${s % 9}` });
+      const writer = store.beginSession({ kind: "episode", task: `task-${s % 9}`, encoder: "bench" });
       const f = Float32Array.from({ length: F }, () => rand() * 2 - 1);
       for (let i = 0; i < SESSION; i++) {
         for (let k = 0; k < F; k++) f[k]! += 0.05 * (rand() * 2 - 1);

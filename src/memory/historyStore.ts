@@ -21,6 +21,8 @@ export interface SessionInfo {
   id: string;
   kind: string;
   task: string;
+  /** SHA-256 of the encoder.onnx that computed its features; null for a session stored before sessions named it. */
+  encoder: string | null;
   frames: number;
   /** Bus-clock stamps of its first and last frame (ns). */
   startNs: bigint;
@@ -88,7 +90,7 @@ export class HistoryStore {
     const store = new HistoryStore(dir, featureDim, new FrameIndex(featureDim), readOnly);
     for (const name of names.filter((n) => n.endsWith(SUFFIX))) {
       const file = join(folder, name);
-      const rows = await readSession(file);
+      const { rows, encoder } = await readSession(file);
       const features = rows.map((r, i) => {
         const f = r.feature as number[];
         if (f.length !== featureDim) {
@@ -99,7 +101,7 @@ export class HistoryStore {
       if (rows.length === 0) continue;
       const id = name.slice(0, -SUFFIX.length);
       store.add({
-        id, kind: String(rows[0]!.kind), task: String(rows[0]!.task), frames: rows.length,
+        id, kind: String(rows[0]!.kind), task: String(rows[0]!.task), encoder, frames: rows.length,
         startNs: BigInt(rows[0]!.stamp_ns as bigint), endNs: BigInt(rows.at(-1)!.stamp_ns as bigint),
       }, features);
       store.nextSeq = Math.max(store.nextSeq, Number.parseInt(id, 10) + 1);
@@ -133,8 +135,11 @@ export class HistoryStore {
     return this.index.nearest(feature, exclude);
   }
 
-  /** Starts appending a session (one at a time); it is stored when its writer closes. */
-  beginSession(info: { kind: string; task: string }): SessionWriter {
+  /**
+   * Starts appending a session (one at a time); it is stored when its writer closes. `encoder`: the
+   * SHA-256 of the encoder.onnx whose features it stores.
+   */
+  beginSession(info: { kind: string; task: string; encoder: string }): SessionWriter {
     if (this.readOnly) throw new Error(`history store ${this.dir} is open to read only`);
     if (this.open) throw new Error(`history store ${this.dir}: session ${this.open.id} is still open`);
     const id = `${String(this.nextSeq++).padStart(6, "0")}-${fileSafe(info.task)}`;
@@ -160,7 +165,8 @@ export class SessionWriter {
   private done = false;
 
   constructor(
-    private readonly store: HistoryStore, readonly id: string, private readonly info: { kind: string; task: string },
+    private readonly store: HistoryStore, readonly id: string,
+    private readonly info: { kind: string; task: string; encoder: string },
   ) {}
 
   append(frame: StoredFrame): void {
@@ -193,7 +199,7 @@ export class SessionWriter {
       throw new Error(`history store: writing ${final}: ${(err as Error).message}`);
     }
     const info: SessionInfo = {
-      id: this.id, kind: this.info.kind, task: this.info.task, frames: f.length,
+      id: this.id, kind: this.info.kind, task: this.info.task, encoder: this.info.encoder, frames: f.length,
       startNs: f[0]!.stampNs, endNs: f.at(-1)!.stampNs,
     };
     this.store.settle(this, info, f.map((x) => x.feature));

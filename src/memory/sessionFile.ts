@@ -2,7 +2,8 @@
  * One stored session as a file: Parquet (columns session, kind, task, step, stamp_ns, feature
  * list<float32>, thumbnail binary), with a SHA-256 of the kind, task, steps, stamps and features in
  * its key-value metadata, so a file damaged after it was written is named when read (thumbnails are
- * not covered: retrieval never reads them).
+ * not covered: retrieval never reads them). The metadata also names the encoder that computed the
+ * features (its ONNX file's SHA-256): features mean something only to that encoder.
  */
 import { closeSync, fsyncSync, openSync } from "node:fs";
 import { createHash } from "node:crypto";
@@ -15,6 +16,8 @@ interface CheckedFrame { step: number; stampNs: bigint; feature: Float32Array }
 const COLUMNS = ["session", "kind", "task", "step", "stamp_ns", "feature"];
 /** The session file's key-value metadata entry holding valuesChecksum. */
 const CHECKSUM_KEY = "engram.values_sha256";
+/** The key-value metadata entry naming the encoder of the features (files written before it have none). */
+const ENCODER_KEY = "engram.encoder_sha256";
 const text = (name: string) => ({ name, type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: "REQUIRED" });
 const int64 = (name: string) => ({ name, type: "INT64", repetition_type: "REQUIRED" });
 /** The session file's Parquet schema: feature is Arrow list<float32>, thumbnail binary. */
@@ -28,7 +31,7 @@ const SCHEMA = [
 
 /** Writes `frames` of session `id` to `path` and fsyncs it (the caller renames it into place). */
 export function writeSessionFile(
-  path: string, id: string, info: { kind: string; task: string },
+  path: string, id: string, info: { kind: string; task: string; encoder: string },
   frames: ReadonlyArray<CheckedFrame & { thumbnailJpeg: Uint8Array }>,
 ): void {
   parquetWriteFile({
@@ -42,7 +45,9 @@ export function writeSessionFile(
       { name: "feature", data: frames.map((x) => Array.from(x.feature)) },
       { name: "thumbnail", data: frames.map((x) => x.thumbnailJpeg) },
     ],
-    kvMetadata: [{ key: CHECKSUM_KEY, value: valuesChecksum(info, frames) }],
+    kvMetadata: [
+      { key: CHECKSUM_KEY, value: valuesChecksum(info, frames) }, { key: ENCODER_KEY, value: info.encoder },
+    ],
   });
   syncFile(path);
 }
@@ -62,14 +67,18 @@ function valuesChecksum(
 }
 
 /**
- * A stored session's rows; a file damaged after it was stored is named: one that no longer parses (a
- * cut, a flipped byte in its metadata) or whose values no longer match the checksum written with them.
+ * A stored session's rows and its features' encoder (null in a file written before sessions named
+ * it); a file damaged after it was stored is named: one that no longer parses (a cut, a flipped byte
+ * in its metadata) or whose values no longer match the checksum written with them.
  */
-export async function readSession(file: string): Promise<Array<Record<string, unknown>>> {
+export async function readSession(
+  file: string,
+): Promise<{ rows: Array<Record<string, unknown>>; encoder: string | null }> {
   try {
     const buffer = await asyncBufferFromFile(file);
     const metadata = await parquetMetadataAsync(buffer);
-    const stored = metadata.key_value_metadata?.find((kv) => kv.key === CHECKSUM_KEY)?.value;
+    const entry = (key: string) => metadata.key_value_metadata?.find((kv) => kv.key === key)?.value;
+    const stored = entry(CHECKSUM_KEY);
     const rows = await parquetReadObjects({ file: buffer, metadata, columns: COLUMNS });
     const frames = rows.map((r, i) => {
       if (!Array.isArray(r.feature) || typeof r.stamp_ns !== "bigint" || typeof r.step !== "bigint") {
@@ -85,7 +94,7 @@ export async function readSession(file: string): Promise<Array<Record<string, un
     if (valuesChecksum(info, frames) !== stored) {
       throw new Error("its values do not match the checksum written with them");
     }
-    return rows;
+    return { rows, encoder: entry(ENCODER_KEY) ?? null };
   } catch (err) {
     throw new Error(`history store: ${file} is not a readable session file (${(err as Error).message}); `
       + "move it out of the store to open the rest");

@@ -103,7 +103,9 @@ export class HistoryTap {
    */
   private async storeSession(kind: string, frames: readonly KeptFrame[]): Promise<void> {
     if (this.failed) return;
-    const writer = this.store.beginSession({ kind, task: this.episode?.task ?? "unknown" });
+    const writer = this.store.beginSession({
+      kind, task: this.episode?.task ?? "unknown", encoder: this.source.encoderSha256,
+    });
     try {
       for (const { thumbnail, ...f } of frames) writer.append({ ...f, thumbnailJpeg: await thumbnail });
       const info = writer.close();

@@ -22,7 +22,9 @@ export class DistractorFeed {
 
   /**
    * Opens the pool to read, before the run's first episode. Throws naming a policy without features, a
-   * missing store, one of other features, or a pool with fewer than k sessions of tasks other than `task`.
+   * missing store, one of other features (another length, or sessions another encoder computed: its
+   * features mean nothing to this policy's memory), or a pool with fewer than k sessions of tasks other
+   * than `task`.
    */
   static async open(
     o: { pool: string; k: number; frames: number }, policy: Policy, task: string,
@@ -32,6 +34,15 @@ export class DistractorFeed {
         + "(stored features cannot reach its memory)");
     }
     const pool = await HistoryStore.openToRead(o.pool, policy.featureDim);
+    const foreign = pool.sessions().filter((s) => s.encoder !== policy.encoderSha256);
+    if (foreign.length > 0) {
+      pool.close();
+      const s = foreign[0]!;
+      throw new Error(`interference: the pool ${o.pool} holds ${foreign.length} session(s) whose features `
+        + `another encoder computed (${s.id}: ${s.encoder === null ? "stored before sessions named their encoder"
+          : `encoder ${s.encoder.slice(0, 12)}`}; this policy's encoder.onnx is ${policy.encoderSha256.slice(0, 12)}); `
+        + `store a pool with this bundle (engram run --history DIR)`);
+    }
     const others = pool.sessions().filter((s) => s.task !== task).length;
     if (others < o.k) {
       throw new Error(`interference k=${o.k}: the pool ${o.pool} holds ${others} session(s) `

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { HistoryStore } from "../../src/memory/historyStore.js";
+import { writeTestBundle } from "../../src/policy/mem0/testBundle.js";
 import { startRun, type Ev } from "./runHarness.js";
 
 const root = mkdtempSync(join(tmpdir(), "engram-history-run-"));
@@ -92,4 +93,12 @@ test("--interference K draws K sessions of other tasks from the pool into memory
     exit.stderr,
     /interference k=3: the pool .*pool holds 2 session\(s\) of tasks other than put-back-block/,
   );
+
+  // Another bundle's encoder (same feature length, other weights) reads nothing from this pool's features.
+  const other = join(root, "other-bundle");
+  writeTestBundle(other, { seed: 99 });
+  const foreign = startRun(join(root, "f"), other, 1, { args: ["--interference", "1", "--distractor-pool", pool] });
+  const refused = await foreign.exited;
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /the pool .*pool holds 2 session\(s\) whose features another encoder computed \(000000-swap-blocks: encoder [0-9a-f]{12}; this policy's encoder.onnx is [0-9a-f]{12}\)/);
 });

@@ -8,7 +8,7 @@ import { HistoryStore } from "../../src/memory/historyStore.js";
 const dir = process.argv[2]!;
 const { store } = await HistoryStore.open(dir, 16);
 for (let s = 0; ; s++) {
-  const writer = store.beginSession({ kind: "episode", task: `task-${s % 3}` });
+  const writer = store.beginSession({ kind: "episode", task: `task-${s % 3}`, encoder: "test" });
   for (let i = 0; i < 32; i++) {
     const feature = Float32Array.from({ length: 16 }, (_, k) => s + i / 100 + k / 1000);
     writer.append({ feature, step: i, stampNs: BigInt(s * 1000 + i), thumbnailJpeg: new Uint8Array(200).fill(s & 255) });

@@ -28,8 +28,8 @@ test("sessions are stored whole, reopened in order with their features; an empty
   assert.deepEqual(discarded, []);
   const written: Float32Array[][] = [];
   for (const [s, task] of ["video-unmask", "move-cube"].entries()) {
-    const w = store.beginSession({ kind: s === 0 ? "demonstration" : "episode", task });
-    assert.throws(() => store.beginSession({ kind: "episode", task: "x" }), /session .* is still open/);
+    const w = store.beginSession({ kind: s === 0 ? "demonstration" : "episode", task, encoder: `encoder-${s}` });
+    assert.throws(() => store.beginSession({ kind: "episode", task: "x", encoder: "test" }), /session .* is still open/);
     const frames = Array.from({ length: 5 + s }, () => vec(s, 0.1));
     frames.forEach((feature, i) => w.append({
       feature, step: i, stampNs: BigInt(100 + i), thumbnailJpeg: Uint8Array.of(0xff, 0xd8, s),
@@ -41,14 +41,14 @@ test("sessions are stored whole, reopened in order with their features; an empty
     w.close();
     written.push(frames);
   }
-  assert.equal(store.beginSession({ kind: "episode", task: "empty" }).close(), null);
+  assert.equal(store.beginSession({ kind: "episode", task: "empty", encoder: "test" }).close(), null);
   const again = (await HistoryStore.open(dir, D)).store;
-  assert.deepEqual(again.sessions().map((s) => [s.id, s.kind, s.task, s.frames, s.startNs, s.endNs]), [
-    ["000000-video-unmask", "demonstration", "video-unmask", 5, 100n, 104n],
-    ["000001-move-cube", "episode", "move-cube", 6, 100n, 105n],
+  assert.deepEqual(again.sessions().map((s) => [s.id, s.kind, s.task, s.encoder, s.frames, s.startNs, s.endNs]), [
+    ["000000-video-unmask", "demonstration", "video-unmask", "encoder-0", 5, 100n, 104n],
+    ["000001-move-cube", "episode", "move-cube", "encoder-1", 6, 100n, 105n],
   ]);
   assert.deepEqual(again.features("000001-move-cube"), written[1]);
-  assert.equal(again.beginSession({ kind: "episode", task: "next" }).id, "000002-next", "numbering goes on");
+  assert.equal(again.beginSession({ kind: "episode", task: "next", encoder: "test" }).id, "000002-next", "numbering goes on");
   await assert.rejects(
     HistoryStore.open(dir, D + 1),
     /000000-video-unmask\.parquet: row 0 feature has 8 values, the store 9/,
@@ -77,7 +77,7 @@ test("the nearest frame is exact: the same as a full scan over 60 sessions, with
 test("a half-written session left by a crash is removed at open and named", async () => {
   const dir = join(tmp, "partial");
   const { store } = await HistoryStore.open(dir, D);
-  const w = store.beginSession({ kind: "episode", task: "t" });
+  const w = store.beginSession({ kind: "episode", task: "t", encoder: "test" });
   w.append({ feature: vec(0, 1), step: 0, stampNs: 0n, thumbnailJpeg: new Uint8Array() });
   w.close();
   writeFileSync(join(dir, "sessions", ".000001-t.partial"), "PAR1 half a file");
@@ -127,7 +127,7 @@ test("pyarrow reads the store's sessions as one dataset", { skip: noPyarrow ?? f
   const dir = join(tmp, "pyarrow");
   const { store } = await HistoryStore.open(dir, D);
   for (let s = 0; s < 2; s++) {
-    const w = store.beginSession({ kind: "episode", task: "press-button" });
+    const w = store.beginSession({ kind: "episode", task: "press-button", encoder: "test" });
     for (let i = 0; i < 3; i++) {
       w.append({ feature: vec(s, 0), step: i, stampNs: BigInt(i), thumbnailJpeg: Uint8Array.of(1, 2, i) });
     }
@@ -174,7 +174,7 @@ test("one process at a time: a live holder's lock is refused by pid, a dead one'
 test("a stored session damaged later (a flipped byte) is named at open, with what to do", async () => {
   const dir = join(tmp, "flipped");
   const { store } = await HistoryStore.open(dir, D);
-  const w = store.beginSession({ kind: "episode", task: "t" });
+  const w = store.beginSession({ kind: "episode", task: "t", encoder: "test" });
   for (let i = 0; i < 4; i++) {
     w.append({ feature: vec(0, 1), step: i, stampNs: BigInt(i), thumbnailJpeg: new Uint8Array(8) });
   }
@@ -191,7 +191,7 @@ test("a stored session damaged later (a flipped byte) is named at open, with wha
   writeFileSync(file, bytes); // the first session whole again
   const marker = Buffer.from(Float32Array.of(1234.5677490234375).buffer);
   const { store: again } = await HistoryStore.open(dir, D);
-  const w2 = again.beginSession({ kind: "episode", task: "u" });
+  const w2 = again.beginSession({ kind: "episode", task: "u", encoder: "test" });
   const feature = Float32Array.from({ length: D }, (_, k) => (k === 3 ? 1234.5677490234375 : k));
   w2.append({ feature, step: 0, stampNs: 0n, thumbnailJpeg: new Uint8Array(8) });
   w2.close();

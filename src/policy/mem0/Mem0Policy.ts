@@ -100,6 +100,9 @@ export class Mem0Policy implements Policy {
   /** Values per image feature (what encodeFrames and writtenFeatures hold). */
   get featureDim(): number { return this.m.memory.feature_dim; }
 
+  /** SHA-256 of the encoder.onnx that computes those features (checked against the bytes when the bundle opened). */
+  get encoderSha256(): string { return this.m.models.encoder.sha256!; }
+
   /** Execution provider the sessions actually run on. */
   get provider(): ExecutionProvider {
     return this.bundle.sessions.encoder.provider;
