@@ -7,13 +7,16 @@
  *
  *   npx tsx scripts/interferenceSweep.ts --config launch/sim-franka-video.yaml --policy policies/<bundle> \
  *     --tasks video-place-order,video-unmask,move-cube --strategies framesamp,retrieval --k 0,1,3,7 \
- *     --pool runs/pool --episodes 50 --seed 1000 --jobs 2 --out runs/sweep
+ *     --pool runs/pool --episodes 50 --seed 1000 --jobs 2 --out runs/sweep \
+ *     [--pool-config launch/sim-franka.yaml --pool-tasks put-back-block,observe-and-pick-up --pool-episodes 6]
  *
- * The pool is a history store of other tasks' sessions (`engram run --history runs/pool` on them).
+ * The pool is a history store of other tasks' sessions, stored by the same bundle (a pool of another
+ * encoder's features is refused). With --pool-tasks and no store at --pool yet, the sweep first stores
+ * one: --pool-episodes episodes (seeds 0..N-1) of each pool task on --pool-config, `engram run --history`.
  * Extra flags after `--` go to every `engram run` (e.g. `-- --max-steps 200 --no-record`).
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { wilsonInterval } from "../src/trial/summary.js";
 
@@ -34,6 +37,28 @@ const tasks = list(opt("tasks")), strategies = list(opt("strategies", "framesamp
 const ks = list(opt("k", "0,1,3,7")).map(Number);
 const episodes = opt("episodes", "50"), seed = opt("seed", "1000"), jobs = opt("jobs", "1");
 
+const poolTasks = list(opt("pool-tasks", ""));
+const poolConfig = opt("pool-config", "launch/sim-franka.yaml"), poolEpisodes = opt("pool-episodes", "6");
+
+/** `engram run` with `args`; throws naming `what` when it fails. */
+function engramRun(what: string, args: string[]): void {
+  process.stderr.write(`sweep: ${what}\n`);
+  const r = spawnSync(process.execPath, ["--import", "tsx", "src/cli.ts", "run", ...args], {
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  if (r.status !== 0) throw new Error(`sweep: ${what} failed (exit ${r.status})`);
+}
+
+if (poolTasks.length > 0 && !existsSync(join(pool, "sessions"))) {
+  for (const task of poolTasks) {
+    engramRun(`pool ${task}`, [
+      poolConfig, "--policy", policy, "--task", task, "--episodes", poolEpisodes, "--seed", "0",
+      "--history", pool, "--out", join(out, "pool", task), ...passThrough,
+      ...(passThrough.includes("--no-record") ? [] : ["--no-record"]),
+    ]);
+  }
+}
+
 interface Cell { task: string; strategy: string; k: number; dir: string; successes: number; episodes: number }
 
 /** One cell: `engram run` into its folder; its summary's successes and episode count. */
@@ -41,15 +66,10 @@ function runCell(task: string, strategy: string, k: number): Cell {
   const dir = join(out, task, strategy, `k${k}`);
   mkdirSync(dir, { recursive: true });
   const interference = k > 0 ? ["--interference", String(k), "--distractor-pool", pool] : [];
-  const args = [
-    "--import", "tsx", "src/cli.ts", "run", config, "--policy", policy, "--task", task, "--memory", strategy,
+  engramRun(`${task} ${strategy} k=${k} (${dir})`, [
+    config, "--policy", policy, "--task", task, "--memory", strategy,
     "--episodes", episodes, "--seed", seed, "--jobs", jobs, "--out", dir, ...interference, ...passThrough,
-  ];
-  process.stderr.write(`sweep: ${task} ${strategy} k=${k}\n`);
-  const r = spawnSync(process.execPath, args, { stdio: ["ignore", "ignore", "inherit"] });
-  if (r.status !== 0) {
-    throw new Error(`sweep: ${task} ${strategy} k=${k} failed (exit ${r.status}); its folder: ${dir}`);
-  }
+  ]);
   const summary = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as {
     successes: number;
     episodes: number;

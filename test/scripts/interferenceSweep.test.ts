@@ -1,6 +1,6 @@
 /**
- * scripts/interferenceSweep.ts end to end on a tiny grid: a pool stored by `engram run --history` on
- * another task, then no history + framesamp at k = 0 and 1 on put-back-block (one 3-step episode per
+ * scripts/interferenceSweep.ts end to end on a tiny grid: the pool stored first by the sweep
+ * (`--pool-tasks`: `engram run --history` on another task), then no history + framesamp at k = 0 and 1 on put-back-block (one 3-step episode per
  * cell): every cell is a run folder, grid.md has the table per task and over all tasks, the k = 1
  * cell's events name the distractor session, and compare/ holds the side-by-side report.
  */
@@ -20,15 +20,12 @@ test("a 1 x 2 grid plus the no-history baseline: run folders, grid.md, grid.json
   timeout: 300_000,
 }, () => {
   const pool = join(root, "pool"), out = join(root, "sweep");
-  const stored = tsx([
-    "src/cli.ts", "run", "launch/sim-x-one.yaml", "--policy", "policies/test-tiny", "--task", "swap-blocks",
-    "--episodes", "1", "--max-steps", "3", "--no-record", "--history", pool, "--out", join(root, "pool-run"),
-  ]);
-  assert.equal(stored.status, 0, stored.stderr);
   const r = tsx(["scripts/interferenceSweep.ts", "--config", "launch/sim-x-one.yaml", "--policy", "policies/test-tiny",
     "--tasks", "put-back-block", "--strategies", "framesamp", "--k", "0,1", "--pool", pool, "--episodes", "1",
+    "--pool-config", "launch/sim-x-one.yaml", "--pool-tasks", "swap-blocks", "--pool-episodes", "1",
     "--out", out, "--", "--max-steps", "3", "--no-record"]);
   assert.equal(r.status, 0, r.stderr);
+  assert.ok(existsSync(join(out, "pool", "swap-blocks", "summary.json")), "the pool was stored first");
   for (const cell of ["none/k0", "framesamp/k0", "framesamp/k1"]) {
     assert.ok(existsSync(join(out, "put-back-block", cell, "summary.json")), cell);
   }
