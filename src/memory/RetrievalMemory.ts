@@ -4,7 +4,10 @@
  * demonstration prompt, stored sessions) is split into sessions where the fixed image embedding
  * (imageEmbedding.ts, `meta.embedding`) of adjacent frames drops sharply in cosine similarity: a step's
  * dissimilarity (1 - cos) above `drop` times the median of the NEIGHBOURS steps on each side, and above
- * MIN_STEP (so neither a still camera's noise nor an arm's motion splits). The episode's own frames,
+ * a floor (so neither a still camera's noise nor an arm's motion splits). Two views of the embedding
+ * are split so: the whole of it (MIN_STEP), and its colour alone (each cell less its mean over the
+ * channels; MIN_COLOUR_STEP), which the grey arm's motion barely moves but a scene of other objects
+ * does. The episode's own frames,
  * which follow the history, are the current session; of the history's sessions, the one holding the
  * frame nearest the current one (squared L2 of the embeddings) is retrieved. The inner strategy then
  * sees only the retrieved session followed by the current one (rebuilt when the retrieved session
@@ -23,6 +26,12 @@ import type { FrameMeta, MemoryInputs, MemoryOp, MemoryStrategy, ResetScope, Ret
  * differ by 0.007-0.011, so that pair usually stays one session (the demonstration carries the stored one).
  */
 const MIN_STEP = 0.015;
+/**
+ * The same floor for the colour view. On the Franka twin a Video Unmask demonstration's adjacent frames
+ * differ in colour by at most 0.0015, the demonstration's end and a stored session's start (both at the
+ * home pose) by 0.014-0.023: the boundary the whole embedding misses.
+ */
+const MIN_COLOUR_STEP = 0.006;
 /** Steps on each side a step is compared with: a session's own pace of change, not the whole history's. */
 const NEIGHBOURS = 8;
 
@@ -31,13 +40,33 @@ function median(xs: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
+/** Indices i of steps above `floor` and above `drop` times the median of the NEIGHBOURS steps each side. */
+function sharpSteps(steps: readonly number[], floor: number, drop: number): number[] {
+  return steps.flatMap((s, i) => {
+    const around = [...steps.slice(Math.max(0, i - NEIGHBOURS), i), ...steps.slice(i + 1, i + 1 + NEIGHBOURS)];
+    return s > floor && (around.length === 0 || s > drop * median(around)) ? [i] : [];
+  });
+}
+
+/** An embedding's colour: each grid cell's channels (the embedding is channel-major) less their mean. */
+function colourOf(embedding: Float32Array): Float32Array {
+  const cells = embedding.length / 3, out = new Float32Array(embedding.length);
+  for (let c = 0; c < cells; c++) {
+    const mean = (embedding[c]! + embedding[cells + c]! + embedding[2 * cells + c]!) / 3;
+    for (let ch = 0; ch < 3; ch++) out[ch * cells + c] = embedding[ch * cells + c]! - mean;
+  }
+  return out;
+}
+
 export class RetrievalMemory implements MemoryStrategy {
   readonly readsEmbedding = true;
   private features: Float32Array[] = [];
   private embeddings: Float32Array[] = [];
   private metas: Array<{ step: number; meta: FrameMeta }> = [];
-  /** 1 - cos between the embeddings of history frame i-1 and i, for i >= 1 (index i - 1). */
+  /** 1 - cos between the embeddings of history frame i-1 and i, for i >= 1 (index i - 1), and of their colour. */
   private steps: number[] = [];
+  private colourSteps: number[] = [];
+  private lastColour: Float32Array | null = null;
   /** Frames written as history; the episode's own frames follow them. */
   private historyLength = 0;
   /** The split of the history as it stands (it changes only while history is written). */
@@ -57,13 +86,19 @@ export class RetrievalMemory implements MemoryStrategy {
       throw new Error(`memory feature length ${feature.length}, expected ${this.featureDim}`);
     }
     if (!meta.embedding) throw new Error(`retrieval: the frame at step ${step} has no image embedding`);
+    if (meta.embedding.length % 3 !== 0) {
+      throw new Error(`retrieval: the frame at step ${step} has an image embedding of ${meta.embedding.length} `
+        + "values, expected 3 channels of grid cells");
+    }
     if (meta.history && this.features.length > this.historyLength) {
       throw new Error(`retrieval: a history frame (step ${step}) after the episode's own frames`);
     }
     const e = Float32Array.from(meta.embedding);
     if (meta.history) {
-      const last = this.embeddings.at(-1);
+      const last = this.embeddings.at(-1), colour = colourOf(e);
       if (last) this.steps.push(1 - cosine(last, e));
+      if (this.lastColour) this.colourSteps.push(1 - cosine(this.lastColour, colour));
+      this.lastColour = colour;
       this.historyLength++;
       this.split = null;
     }
@@ -81,13 +116,10 @@ export class RetrievalMemory implements MemoryStrategy {
   /** Indices where each session of the history's split starts (0 first; none without history). */
   sessionStarts(): number[] {
     if (this.split) return [...this.split];
-    const starts = this.historyLength > 0 ? [0] : [];
-    this.steps.forEach((s, i) => {
-      const around = [
-        ...this.steps.slice(Math.max(0, i - NEIGHBOURS), i), ...this.steps.slice(i + 1, i + 1 + NEIGHBOURS),
-      ];
-      if (s > MIN_STEP && (around.length === 0 || s > this.drop * median(around))) starts.push(i + 1);
-    });
+    const sharp = new Set([
+      ...sharpSteps(this.steps, MIN_STEP, this.drop), ...sharpSteps(this.colourSteps, MIN_COLOUR_STEP, this.drop),
+    ]);
+    const starts = this.historyLength > 0 ? [0, ...[...sharp].sort((a, b) => a - b).map((i) => i + 1)] : [];
     this.split = starts;
     return [...starts];
   }
@@ -135,6 +167,8 @@ export class RetrievalMemory implements MemoryStrategy {
     this.embeddings = [];
     this.metas = [];
     this.steps = [];
+    this.colourSteps = [];
+    this.lastColour = null;
     this.historyLength = 0;
     this.split = null;
     this.fed = null;

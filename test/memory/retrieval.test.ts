@@ -13,7 +13,7 @@ test("boundaryScores: a boundary within the tolerance counts once; no boundary p
   assert.deepEqual(boundaryScores([0], [0, 32]), { precision: 1, recall: 0 });
 });
 
-const rand = mulberry32(5), D = 16;
+const rand = mulberry32(5), D = 48;
 /** 32 embeddings drifting from `center` by small steps: one session. */
 const session = (center: Float32Array, length = 32) => {
   const f = Float32Array.from(center);
@@ -38,6 +38,39 @@ test("retrieval splits 8 history sessions at their starts and retrieves the demo
   ]);
   const inputs = memory.inputs();
   assert.equal(inputs.windowMask.reduce((a, b) => a + b, 0), 32, "FrameSamp's 32 slots over the 42 frames");
+});
+
+/** An embedding (3 channels x 16 cells, centred): a grey table, the grey arm's blob at cell `arm`, coloured objects. */
+function tableFrame(arm: number, scene: { cells: number[]; rgb: [number, number, number] }): Float32Array {
+  const cells = 16, e = new Float32Array(3 * cells);
+  for (let c = 0; c < cells; c++) {
+    const grey = 0.4 + 0.02 * c + 0.3 * Math.exp(-((c - arm) ** 2) / 2);
+    for (let ch = 0; ch < 3; ch++) e[ch * cells + c] = grey + (scene.cells.includes(c) ? scene.rgb[ch]! : 0);
+  }
+  const mean = e.reduce((a, b) => a + b, 0) / e.length;
+  return e.map((v) => v - mean);
+}
+
+test("a demonstration ending at home, then a stored session starting there: its colour splits them", () => {
+  // The arm's moves dwarf the change of scene in the whole embedding (the stored session's 32 frames are
+  // sampled far apart), but the arm is grey: the colour of the table's objects changes only at the boundary.
+  const unmask = { cells: [10, 11], rgb: [0.06, 0, -0.06] as [number, number, number] };
+  const other = { cells: [4, 5], rgb: [0, 0.06, -0.06] as [number, number, number] };
+  const demo = Array.from({ length: 40 }, (_, t) => tableFrame(t < 30 ? 6 * Math.sin((Math.PI * t) / 30) : 0, unmask));
+  const jumps = [0, 9, 3, 12, 6, 14, 1, 10, 4, 13, 7, 2, 11, 5, 8, 15];
+  const stored = Array.from({ length: 32 }, (_, t) => tableFrame(jumps[t % 16]!, other));
+  const memory = new RetrievalMemory(4, { kind: "framesamp", frames: 32 }, 5, 32);
+  [...demo, ...stored].forEach((embedding, step) => memory.write(feature(step), step, {
+    stampNs: 0n, embedding, history: true,
+  }));
+  const ops = memory.write(feature(72), 72, { stampNs: 1n, embedding: tableFrame(0, unmask) });
+  assert.deepEqual(ops, [{ kind: "history_split", frames: 72, starts: [0, 40], retrieved: [0, 40] }]);
+  assert.throws(
+    () => new RetrievalMemory(4, { kind: "none" }, 5, 1).write(feature(0), 0, {
+      stampNs: 0n, embedding: new Float32Array(16), history: true,
+    }),
+    /the frame at step 0 has an image embedding of 16 values, expected 3 channels of grid cells/,
+  );
 });
 
 test("retrieval needs each frame's embedding, and history before the episode's own frames", () => {
