@@ -14,6 +14,8 @@
  * encoder's features is refused). With --pool-tasks and no store at --pool yet, the sweep first stores
  * one: --pool-episodes episodes (seeds 0..N-1) of each pool task on --pool-config, `engram run --history`.
  * Extra flags after `--` go to every `engram run` (e.g. `-- --max-steps 200 --no-record`).
+ * A cell whose folder already holds a summary of as many episodes is kept, so a stopped sweep resumes
+ * where it stopped (delete a cell's folder to run it again).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -64,17 +66,25 @@ interface Cell { task: string; strategy: string; k: number; dir: string; success
 /** One cell: `engram run` into its folder; its summary's successes and episode count. */
 function runCell(task: string, strategy: string, k: number): Cell {
   const dir = join(out, task, strategy, `k${k}`);
+  const done = summaryOf(dir);
+  if (done && done.episodes === Number(episodes)) {
+    process.stderr.write(`sweep: ${task} ${strategy} k=${k}: kept (${dir} holds its summary)\n`);
+    return { task, strategy, k, dir, successes: done.successes, episodes: done.episodes };
+  }
   mkdirSync(dir, { recursive: true });
   const interference = k > 0 ? ["--interference", String(k), "--distractor-pool", pool] : [];
   engramRun(`${task} ${strategy} k=${k} (${dir})`, [
     config, "--policy", policy, "--task", task, "--memory", strategy,
     "--episodes", episodes, "--seed", seed, "--jobs", jobs, "--out", dir, ...interference, ...passThrough,
   ]);
-  const summary = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as {
-    successes: number;
-    episodes: number;
-  };
+  const summary = summaryOf(dir)!;
   return { task, strategy, k, dir, successes: summary.successes, episodes: summary.episodes };
+}
+
+/** A cell folder's summary, or null when it has none yet. */
+function summaryOf(dir: string): { successes: number; episodes: number } | null {
+  const file = join(dir, "summary.json");
+  return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) as { successes: number; episodes: number } : null;
 }
 
 const cells: Cell[] = [];
