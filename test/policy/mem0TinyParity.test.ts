@@ -26,7 +26,7 @@ const BUNDLES = process.env.MEM0_TINY_BUNDLE
     "policies/mem0-tiny", "policies/mem0-tiny/ablations/no-anchor", "policies/mem0-tiny/ablations/no-window",
     "policies/framesamp-tiny-unmask", "policies/framesamp-tiny-unmask/ablations/no-history",
     "policies/framesamp-tiny-unmask/ablations/mem0", "policies/framesamp-tiny-move",
-    "policies/framesamp-tiny-move/ablations/no-history",
+    "policies/framesamp-tiny-move/ablations/no-history", "policies/framesamp-tiny-move/ablations/mem0",
   ];
 const TOL = 1e-4;
 
