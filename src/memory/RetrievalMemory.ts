@@ -23,7 +23,7 @@ import type { FrameMeta, MemoryInputs, MemoryOp, MemoryStrategy, ResetScope, Ret
  * Dissimilarity a step needs before it can split, whatever the median (1 - cos of embeddings). On the
  * Franka twin a session's own adjacent frames differ by at most 0.009 and stored sessions' ends and
  * starts by 0.045 or more; a demonstration ending at the home pose and a stored session starting there
- * differ by 0.007-0.011, so that pair usually stays one session (the demonstration carries the stored one).
+ * differ by only 0.009-0.013, which this view misses (the colour view splits them).
  */
 const MIN_STEP = 0.015;
 /**
