@@ -12,13 +12,14 @@
  *
  * The pool is a history store of other tasks' sessions, stored by the same bundle (a pool of another
  * encoder's features is refused). With --pool-tasks and no store at --pool yet, the sweep first stores
- * one: --pool-episodes episodes (seeds 0..N-1) of each pool task on --pool-config, `engram run --history`.
+ * one: --pool-episodes episodes (seeds 0..N-1) of each pool task on --pool-config, `engram run --history`,
+ * into <pool>.partial, renamed to --pool once every task is stored (a failed one is stored again).
  * Extra flags after `--` go to every `engram run` (e.g. `-- --max-steps 200 --no-record`).
- * A cell whose folder already holds a summary of as many episodes is kept, so a stopped sweep resumes
- * where it stopped (delete a cell's folder to run it again).
+ * A cell that finished with the same `engram run` arguments (its sweep-cell.json) is kept, so a stopped
+ * sweep resumes where it stopped; any other is run again.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { wilsonInterval } from "../src/trial/summary.js";
 
@@ -33,6 +34,14 @@ const opt = (name: string, fallback?: string): string => {
   return v;
 };
 const list = (v: string) => v.split(",").map((x) => x.trim()).filter(Boolean);
+const FLAGS = ["config", "policy", "pool", "out", "tasks", "strategies", "k", "episodes", "seed", "jobs",
+  "pool-tasks", "pool-config", "pool-episodes"];
+own.forEach((a, i) => {
+  if (i % 2 === 0 && !FLAGS.includes(a.replace(/^--/, ""))) {
+    throw new Error(`interferenceSweep: ${a}: expected one of --${FLAGS.join(", --")} `
+      + "(flags for engram run go after --)");
+  }
+});
 
 const config = opt("config"), policy = opt("policy"), pool = resolve(opt("pool")), out = resolve(opt("out"));
 const tasks = list(opt("tasks")), strategies = list(opt("strategies", "framesamp,retrieval"));
@@ -52,39 +61,44 @@ function engramRun(what: string, args: string[]): void {
 }
 
 if (poolTasks.length > 0 && !existsSync(join(pool, "sessions"))) {
+  const partial = `${pool}.partial`;
+  rmSync(partial, { recursive: true, force: true });
   for (const task of poolTasks) {
     engramRun(`pool ${task}`, [
       poolConfig, "--policy", policy, "--task", task, "--episodes", poolEpisodes, "--seed", "0",
-      "--history", pool, "--out", join(out, "pool", task), ...passThrough,
+      "--history", partial, "--out", join(out, "pool", task), ...passThrough,
       ...(passThrough.includes("--no-record") ? [] : ["--no-record"]),
     ]);
   }
+  rmSync(pool, { recursive: true, force: true });
+  renameSync(partial, pool);
 }
 
 interface Cell { task: string; strategy: string; k: number; dir: string; successes: number; episodes: number }
 
 /** One cell: `engram run` into its folder; its summary's successes and episode count. */
 function runCell(task: string, strategy: string, k: number): Cell {
-  const dir = join(out, task, strategy, `k${k}`);
-  const done = summaryOf(dir);
-  if (done && done.episodes === Number(episodes)) {
-    process.stderr.write(`sweep: ${task} ${strategy} k=${k}: kept (${dir} holds its summary)\n`);
-    return { task, strategy, k, dir, successes: done.successes, episodes: done.episodes };
-  }
-  mkdirSync(dir, { recursive: true });
+  const dir = join(out, task, strategy, `k${k}`), record = join(dir, "sweep-cell.json");
   const interference = k > 0 ? ["--interference", String(k), "--distractor-pool", pool] : [];
-  engramRun(`${task} ${strategy} k=${k} (${dir})`, [
-    config, "--policy", policy, "--task", task, "--memory", strategy,
+  const args = [
+    config, "--policy", resolve(policy), "--task", task, "--memory", strategy,
     "--episodes", episodes, "--seed", seed, "--jobs", jobs, "--out", dir, ...interference, ...passThrough,
-  ]);
-  const summary = summaryOf(dir)!;
+  ];
+  const kept = existsSync(record)
+    && JSON.stringify(JSON.parse(readFileSync(record, "utf8")).args) === JSON.stringify(args);
+  if (kept) {
+    process.stderr.write(`sweep: ${task} ${strategy} k=${k}: kept (${dir} finished with these arguments)\n`);
+  } else {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    engramRun(`${task} ${strategy} k=${k} (${dir})`, args);
+    writeFileSync(record, JSON.stringify({ args }, null, 2));
+  }
+  const summary = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as {
+    successes: number;
+    episodes: number;
+  };
   return { task, strategy, k, dir, successes: summary.successes, episodes: summary.episodes };
-}
-
-/** A cell folder's summary, or null when it has none yet. */
-function summaryOf(dir: string): { successes: number; episodes: number } | null {
-  const file = join(dir, "summary.json");
-  return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) as { successes: number; episodes: number } : null;
 }
 
 const cells: Cell[] = [];

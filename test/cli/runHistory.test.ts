@@ -100,5 +100,6 @@ test("--interference K draws K sessions of other tasks from the pool into memory
   const foreign = startRun(join(root, "f"), other, 1, { args: ["--interference", "1", "--distractor-pool", pool] });
   const refused = await foreign.exited;
   assert.equal(refused.code, 1);
-  assert.match(refused.stderr, /the pool .*pool holds 2 session\(s\) whose features another encoder computed \(000000-swap-blocks: encoder [0-9a-f]{12}; this policy's encoder.onnx is [0-9a-f]{12}\)/);
+  assert.match(refused.stderr, new RegExp("the pool .*pool holds 2 session\\(s\\) whose features another encoder "
+    + "computed \\(000000-swap-blocks: encoder [0-9a-f]{12}; this policy's encoder.onnx is [0-9a-f]{12}\\)"));
 });

@@ -29,7 +29,9 @@ test("sessions are stored whole, reopened in order with their features; an empty
   const written: Float32Array[][] = [];
   for (const [s, task] of ["video-unmask", "move-cube"].entries()) {
     const w = store.beginSession({ kind: s === 0 ? "demonstration" : "episode", task, encoder: `encoder-${s}` });
-    assert.throws(() => store.beginSession({ kind: "episode", task: "x", encoder: "test" }), /session .* is still open/);
+    assert.throws(
+      () => store.beginSession({ kind: "episode", task: "x", encoder: "test" }), /session .* is still open/,
+    );
     const frames = Array.from({ length: 5 + s }, () => vec(s, 0.1));
     frames.forEach((feature, i) => w.append({
       feature, step: i, stampNs: BigInt(100 + i), thumbnailJpeg: Uint8Array.of(0xff, 0xd8, s),
@@ -48,7 +50,8 @@ test("sessions are stored whole, reopened in order with their features; an empty
     ["000001-move-cube", "episode", "move-cube", "encoder-1", 6, 100n, 105n],
   ]);
   assert.deepEqual(again.features("000001-move-cube"), written[1]);
-  assert.equal(again.beginSession({ kind: "episode", task: "next", encoder: "test" }).id, "000002-next", "numbering goes on");
+  const next = again.beginSession({ kind: "episode", task: "next", encoder: "test" });
+  assert.equal(next.id, "000002-next", "numbering goes on");
   await assert.rejects(
     HistoryStore.open(dir, D + 1),
     /000000-video-unmask\.parquet: row 0 feature has 8 values, the store 9/,

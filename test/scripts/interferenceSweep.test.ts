@@ -1,9 +1,10 @@
 /**
  * scripts/interferenceSweep.ts end to end on a tiny grid: the pool stored first by the sweep
- * (`--pool-tasks`: `engram run --history` on another task), then no history + framesamp at k = 0 and 1 on put-back-block (one 3-step episode per
- * cell): every cell is a run folder, grid.md has the table per task and over all tasks, the k = 1
- * cell's events name the distractor session, and compare/ holds the side-by-side report; run again,
- * it keeps the cells that finished and runs the one whose folder was removed.
+ * (`--pool-tasks`: `engram run --history` on another task), then no history + framesamp at k = 0 and 1
+ * on put-back-block (one 3-step episode per cell): every cell is a run folder, grid.md has the table per
+ * task and over all tasks, the k = 1 cell's events name the distractor session, and compare/ holds the
+ * side-by-side report; run again, it keeps the cells that finished with the same arguments and runs
+ * the others.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -42,13 +43,20 @@ test("a 1 x 2 grid plus the no-history baseline: run folders, grid.md, grid.json
   assert.match(events, /"event":"interference","k":1,"sessions":\["000000-swap-blocks"\]/);
   assert.ok(existsSync(join(out, "compare", "compare.md")));
 
-  // Resumed: the finished cells are kept, a cell without its summary runs again.
-  rmSync(join(out, "put-back-block", "framesamp", "k1"), { recursive: true });
-  const again = tsx(["scripts/interferenceSweep.ts", "--config", "launch/sim-x-one.yaml", "--policy",
-    "policies/test-tiny", "--tasks", "put-back-block", "--strategies", "framesamp", "--k", "0,1", "--pool", pool,
-    "--episodes", "1", "--out", out, "--", "--max-steps", "3", "--no-record"]);
+  assert.ok(!existsSync(`${pool}.partial`), "the pool was renamed into place once whole");
+
+  // Resumed: the finished cells are kept, a cell that did not finish runs again, and so does every cell
+  // when the arguments change (another step limit).
+  rmSync(join(out, "put-back-block", "framesamp", "k1", "sweep-cell.json"));
+  const sweep = (maxSteps: string) => tsx(["scripts/interferenceSweep.ts", "--config", "launch/sim-x-one.yaml",
+    "--policy", "policies/test-tiny", "--tasks", "put-back-block", "--strategies", "framesamp", "--k", "0,1",
+    "--pool", pool, "--episodes", "1", "--out", out, "--", "--max-steps", maxSteps, "--no-record"]);
+  const again = sweep("3");
   assert.equal(again.status, 0, again.stderr);
   assert.match(again.stderr, /sweep: put-back-block none k=0: kept/);
   assert.match(again.stderr, /sweep: put-back-block framesamp k=1 \(/);
   assert.ok(existsSync(join(out, "put-back-block", "framesamp", "k1", "summary.json")));
+  const changed = sweep("2");
+  assert.equal(changed.status, 0, changed.stderr);
+  assert.doesNotMatch(changed.stderr, /kept/);
 });
