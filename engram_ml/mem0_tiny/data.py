@@ -23,6 +23,7 @@ import torch
 
 from engram_ml.memory.framesamp import frame_sampling_indices
 from engram_ml.memory.mem0 import Mem0Memory
+from engram_ml.memory.tokendrop import TokenDropMemory
 
 END_FRAMES = 8
 
@@ -81,6 +82,51 @@ class FrameSampFrames:
     def indices(self, idx: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
         """For frame indices idx [B]: window indices [B, K] (oldest first) and window mask [B, K]."""
         return self.window[idx], self.mask[idx]
+
+
+def patch_pixels(views: np.ndarray, grid: int) -> np.ndarray:
+    """uint8 [T, V, H, W, 3] -> [T, V * grid * grid, 3 * (H / grid) * (W / grid)]: each patch's pixels in
+    (channel, row, column) order, as src/memory/TokenDropMemory.ts cuts them; patches row-major per view."""
+    t, v, h, w, c = views.shape
+    p = views.reshape(t, v, grid, h // grid, grid, w // grid, c).transpose(0, 1, 2, 4, 6, 3, 5)
+    return np.ascontiguousarray(p.reshape(t, v * grid * grid, -1))
+
+
+class TokenDropReads:
+    """Per-frame TokenDrop reads of a flat frame sequence: the tokens RoboMME's TokenDrop (engram_ml.memory.
+    tokendrop, the runtime's rule) hands the memory module at each frame of each history. The read changes only
+    on frame 0 and every `stride` frames, so reads are kept once per change: `read_of_frame` [N] points into
+    `frame` / `patch` / `step` / `mask` [R, budget] (the token's global frame, its patch over all views, its
+    history step; padding masked). `add` takes one history's views, uint8 [T, V, H, W, 3], in order."""
+
+    def __init__(self, budget: int, stride: int, kept: int, grid: int) -> None:
+        self.spec = dict(budget=budget, stride=stride, kept=kept, grid=grid)
+        self._reads: List[np.ndarray] = []  # [budget, 3]: global frame, patch, step
+        self._counts: List[int] = []
+        self._read_of_frame: List[int] = []
+
+    def add(self, offset: int, views: np.ndarray) -> None:
+        memory = TokenDropMemory(**self.spec)
+        patches = self.spec["grid"] ** 2
+        previous = None
+        for t in range(views.shape[0]):
+            read = memory.write(views[t].astype(np.float32) / 127.5 - 1.0)
+            if read != previous:
+                rows = np.zeros((self.spec["budget"], 3), dtype=np.int64)
+                for j, (step, view, patch) in enumerate(read):
+                    rows[j] = (offset + step, view * patches + patch, step)
+                self._reads.append(rows)
+                self._counts.append(len(read))
+                previous = read
+            self._read_of_frame.append(len(self._reads) - 1)
+
+    def finish(self) -> None:
+        """Stacks the reads into tensors (after the last `add`)."""
+        reads = torch.from_numpy(np.stack(self._reads))
+        self.frame, self.patch, self.step = reads[..., 0], reads[..., 1], reads[..., 2].float()
+        counts = torch.tensor(self._counts)
+        self.mask = (torch.arange(self.spec["budget"])[None, :] < counts[:, None]).float()
+        self.read_of_frame = torch.tensor(self._read_of_frame)
 
 
 def canonical(text: str) -> str:

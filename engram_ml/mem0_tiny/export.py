@@ -21,15 +21,21 @@ import torch
 import yaml
 
 from engram_ml.mem0_tiny.checkpoint import load_checkpoint
+from engram_ml.mem0_tiny.data import patch_pixels
 from engram_ml.mem0_tiny.model import Dims, Mem0Tiny
 from engram_ml.memory.framesamp import frame_sampling_indices
+from engram_ml.memory.tokendrop import TokenDropMemory
 
 OPSET = 17
 # What memory.onnx was trained to read, per runtime memory strategy other than mem0 (the policy.yaml header).
 MEMORY_READS = {
     "framesamp": "framesamp, {K} frames sampled evenly over the whole history, demonstration included; no anchor",
     "none": "none, no history (the current frame only)",
+    "tokendrop": "tokendrop, RoboMME's {K} highest-scored patch tokens of the whole history, demonstration included",
 }
+# memory.onnx's inputs: frame strategies read a window of features, TokenDrop patch tokens.
+FRAME_MEMORY_INPUTS = ["current", "window", "window_mask", "anchor", "anchor_mask", "text"]
+TOKEN_MEMORY_INPUTS = ["current", "token_pixels", "token_positions", "token_mask", "step", "text"]
 CAMERAS = ["head", "left_wrist", "right_wrist"]
 FLOW_STEPS = 10
 SWITCH_COUNT = 3
@@ -65,20 +71,30 @@ def export_onnx(model: Mem0Tiny, d: Dims, out: str) -> None:
         output_names=["image_feature", "text_feature"],
         dynamic_axes={n: {0: "batch"} for n in ["images", "state", "tokens", "image_feature", "text_feature"]},
     )
-    mem_in = (
-        torch.zeros(1, F),
-        torch.zeros(1, K, F),
-        torch.ones(1, K),
-        torch.zeros(1, 1, F),
-        torch.ones(1, 1),
-        torch.zeros(1, F),
-    )
+    if d.token_dim:
+        mem_in = (
+            torch.zeros(1, F),
+            torch.zeros(1, K, d.token_dim),
+            torch.zeros(1, K, 3),
+            torch.ones(1, K),
+            torch.zeros(1, 1),
+            torch.zeros(1, F),
+        )
+    else:
+        mem_in = (
+            torch.zeros(1, F),
+            torch.zeros(1, K, F),
+            torch.ones(1, K),
+            torch.zeros(1, 1, F),
+            torch.ones(1, 1),
+            torch.zeros(1, F),
+        )
     torch.onnx.export(
         model.memory,
         mem_in,
         os.path.join(out, "memory.onnx"),
         opset_version=OPSET,
-        input_names=["current", "window", "window_mask", "anchor", "anchor_mask", "text"],
+        input_names=TOKEN_MEMORY_INPUTS if d.token_dim else FRAME_MEMORY_INPUTS,
         output_names=["summary"],
     )
     torch.onnx.export(
@@ -165,6 +181,7 @@ def manifest(name: str, d: Dims, ckpt: Dict[str, Any], noise_scale: float) -> Di
             "feature_dim": F,
             "summary_tokens": T,
             **({"strategy": ckpt["memory_strategy"]} if ckpt.get("memory_strategy", "mem0") != "mem0" else {}),
+            **({"tokendrop": tokendrop_section(ckpt)} if d.token_dim else {}),
         },
         "classifier": {"threshold": THRESHOLD, "switch_count": SWITCH_COUNT},
         "models": {
@@ -182,14 +199,25 @@ def manifest(name: str, d: Dims, ckpt: Dict[str, Any], noise_scale: float) -> Di
             },
             "memory": {
                 "file": "memory.onnx",
-                "inputs": {
-                    "current": t("current", [1, F]),
-                    "window": t("window", [1, K, F]),
-                    "window_mask": t("window_mask", [1, K]),
-                    "anchor": t("anchor", [1, 1, F]),
-                    "anchor_mask": t("anchor_mask", [1, 1]),
-                    "text": t("text", [1, F]),
-                },
+                "inputs": (
+                    {
+                        "current": t("current", [1, F]),
+                        "token_pixels": t("token_pixels", [1, K, d.token_dim]),
+                        "token_positions": t("token_positions", [1, K, 3]),
+                        "token_mask": t("token_mask", [1, K]),
+                        "step": t("step", [1, 1]),
+                        "text": t("text", [1, F]),
+                    }
+                    if d.token_dim
+                    else {
+                        "current": t("current", [1, F]),
+                        "window": t("window", [1, K, F]),
+                        "window_mask": t("window_mask", [1, K]),
+                        "anchor": t("anchor", [1, 1, F]),
+                        "anchor_mask": t("anchor_mask", [1, 1]),
+                        "text": t("text", [1, F]),
+                    }
+                ),
                 "outputs": {"summary": t("summary", [1, T, F])},
             },
             "classifier": {
@@ -209,6 +237,12 @@ def manifest(name: str, d: Dims, ckpt: Dict[str, Any], noise_scale: float) -> Di
             },
         },
     }
+
+
+def tokendrop_section(ckpt: Dict[str, Any]) -> Dict[str, Any]:
+    """The manifest's memory.tokendrop: the scoring rule's sizes and the cameras scored (the first token_views)."""
+    spec, views = ckpt["tokendrop"], ckpt["dims"]["token_views"]
+    return {"stride": spec["stride"], "kept": spec["kept"], "grid": spec["grid"], "cameras": ckpt["cameras"][:views]}
 
 
 # --- The runtime's seeded noise (src/policy/mem0/flowSampler.ts), ported bit for bit. ---
@@ -280,8 +314,12 @@ def parity(model: Mem0Tiny, d: Dims, m: Dict[str, Any]) -> Dict[str, Any]:
     strategy = m["memory"].get("strategy", "mem0")
     F, K = d.feature_dim, d.window
     steps, feats, anchor = [], [], None
+    tokendrop = m["memory"].get("tokendrop")
+    if tokendrop:  # enough steps for a score (frame 0's patches, then the changed ones at step stride - 1)
+        tokens_memory = TokenDropMemory(K, tokendrop["stride"], tokendrop["kept"], tokendrop["grid"])
+        views, patch_history, n_steps = len(tokendrop["cameras"]), [], tokendrop["stride"] + 2
     with torch.no_grad():
-        for s in range(PARITY_STEPS):
+        for s in range(n_steps if tokendrop else PARITY_STEPS):
             state_robot = parity_state(st["mean"], st["std"], s)
             state = torch.from_numpy(
                 (state_robot - np.asarray(st["mean"], np.float32)) / np.asarray(st["std"], np.float32)
@@ -290,21 +328,33 @@ def parity(model: Mem0Tiny, d: Dims, m: Dict[str, Any]) -> Dict[str, Any]:
             feat, text = model.encoder(images, state, tokens)
             if use_anchor and anchor is None:
                 anchor = feat.clone()
-            window = torch.zeros(1, K, F)
-            wmask = torch.zeros(1, K)
-            # What the runtime's strategy reads: mem0 the K frames before this one; framesamp K of all so far
-            # (this one included); none nothing.
-            read = {
-                "mem0": feats[-K:],
-                "framesamp": [(feats + [feat])[i] for i in frame_sampling_indices(s, K)],
-                "none": [],
-            }[strategy]
-            for j, f in enumerate(read):
-                window[0, j] = f[0]
-                wmask[0, j] = 1
-            amask = torch.ones(1, 1) if anchor is not None else torch.zeros(1, 1)
-            anc = anchor.unsqueeze(1) if anchor is not None else torch.zeros(1, 1, F)
-            summary = model.memory(feat, window, wmask, anc, amask, text)
+            if tokendrop:
+                frame = images[0, :views].permute(0, 2, 3, 1).numpy()  # [V, H, W, 3] in [-1, 1]
+                read = tokens_memory.write(frame)
+                patch_history.append(patch_pixels(frame[None], tokendrop["grid"])[0])
+                per_view = tokendrop["grid"] ** 2
+                read_tokens, positions, mask = torch.zeros(1, K, d.token_dim), torch.zeros(1, K, 3), torch.zeros(1, K)
+                for j, (step, view, patch) in enumerate(read):
+                    read_tokens[0, j] = torch.from_numpy(patch_history[step][view * per_view + patch])
+                    positions[0, j] = torch.tensor([step, view, patch], dtype=torch.float32)
+                    mask[0, j] = 1
+                summary = model.memory(feat, read_tokens, positions, mask, torch.full((1, 1), float(s)), text)
+            else:
+                window = torch.zeros(1, K, F)
+                wmask = torch.zeros(1, K)
+                # What the runtime's strategy reads: mem0 the K frames before this one; framesamp K of all so far
+                # (this one included); none nothing.
+                read = {
+                    "mem0": feats[-K:],
+                    "framesamp": [(feats + [feat])[i] for i in frame_sampling_indices(s, K)],
+                    "none": [],
+                }[strategy]
+                for j, f in enumerate(read):
+                    window[0, j] = f[0]
+                    wmask[0, j] = 1
+                amask = torch.ones(1, 1) if anchor is not None else torch.zeros(1, 1)
+                anc = anchor.unsqueeze(1) if anchor is not None else torch.zeros(1, 1, F)
+                summary = model.memory(feat, window, wmask, anc, amask, text)
             logit = model.classifier(summary)
             feats.append(feat)
             steps.append(

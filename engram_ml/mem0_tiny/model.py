@@ -12,6 +12,10 @@ runs (src/policy/mem0/Mem0Policy.ts, manifest contract src/config/schemas/policy
               T learned queries (shifted by current + text) cross-attend over [anchor; window; current]
               with masked softmax; keys carry a type embedding (anchor / window / current) and the window
               entry's age. Two attention + MLP blocks.
+  TokenMemory (a tokendrop bundle's memory.onnx) current [B, F], token_pixels [B, N, D] (TokenDrop's patch pixels),
+              token_positions [B, N, 3] (history step, view, patch), token_mask [B, N], step [B, 1] (the
+              current history step), text [B, F] -> summary [B, T, F]: Memory's queries and blocks over
+              the projected patches (plus patch and age embeddings) and the current feature.
   Classifier  summary -> logit [B, 1] (subtask end)
   ActionHead  noisy_actions [B, H, A], tau [B, 1], state [B, S], summary [B, T, F] -> velocity [B, H, A]
               rectified flow: x_tau = (1 - tau) noise + tau action, velocity target action - noise; the
@@ -48,6 +52,10 @@ class Dims:
     encoder: str = "conv"  # "conv": Encoder (end_to_end.py); "perception": PerceptionEncoder (train.py)
     perception_dim: int = 32
     aux_dim: int = 4  # the perception's training-only read-out of privileged targets (Put Back Block: x, y, z, held)
+    token_dim: int = 0  # values per TokenDrop patch token (0: memory.onnx reads frame features, not tokens)
+    token_grid: int = 0  # TokenDrop's grid: grid x grid patches per view
+    token_views: int = 0  # views TokenDrop scores (the policy's first cameras)
+    token_pool: int = 4  # a token's pixels are mean-pooled in token_pool x token_pool cells before projection
 
     def as_dict(self) -> Dict[str, Any]:
         """The sizes as plain data (checkpoints and manifests keep them)."""
@@ -228,6 +236,67 @@ class Memory(nn.Module):
         return self.norm(q)
 
 
+class TokenMemory(nn.Module):
+    """Learned queries over TokenDrop's patch tokens and the current feature: a tokendrop bundle's memory.onnx.
+    A token is its patch's pixels mean-pooled in token_pool x token_pool cells (the colours and where they sit
+    in the patch) projected to F, plus its patch's embedding and its age (steps before the current one, as
+    age / 100 and log(1 + age) / 5: the demonstration is hundreds of steps back)."""
+
+    def __init__(self, d: Dims) -> None:
+        super().__init__()
+        f = d.feature_dim
+        self.d = d
+        self.patch_size = (d.height // d.token_grid, d.width // d.token_grid)
+        pooled = 3 * (self.patch_size[0] // d.token_pool) * (self.patch_size[1] // d.token_pool)
+        self.project = nn.Sequential(nn.Linear(pooled, f), nn.GELU(), nn.Linear(f, f))
+        self.patch = nn.Embedding(d.token_views * d.token_grid**2, f)
+        self.age = nn.Linear(2, f)
+        self.queries = nn.Parameter(torch.randn(d.summary_tokens, f) * 0.1)
+        self.shift = nn.Linear(2 * f, f)
+        self.kinds = nn.Parameter(torch.randn(2, f) * 0.1)  # token, current
+        self.blocks = nn.ModuleList([Block(f, d.heads), Block(f, d.heads)])
+        self.norm = nn.LayerNorm(f)
+
+    def pool(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Patch pixels [..., 3 * ph * pw] in (channel, row, column) order -> the pooled cells [..., 3 * cells]."""
+        (ph, pw), k = self.patch_size, self.d.token_pool
+        cells = tokens.reshape(*tokens.shape[:-1], 3, ph // k, k, pw // k, k).mean(dim=(-3, -1))
+        return cells.flatten(-3)
+
+    def forward(
+        self,
+        current: torch.Tensor,
+        tokens: torch.Tensor,
+        token_positions: torch.Tensor,
+        token_mask: torch.Tensor,
+        step: torch.Tensor,
+        text: torch.Tensor,
+    ) -> torch.Tensor:
+        return self.read(current, self.pool(tokens), token_positions, token_mask, step, text)
+
+    def read(
+        self,
+        current: torch.Tensor,
+        pooled: torch.Tensor,
+        token_positions: torch.Tensor,
+        token_mask: torch.Tensor,
+        step: torch.Tensor,
+        text: torch.Tensor,
+    ) -> torch.Tensor:
+        """forward() on tokens already pooled (training pools every frame's patches once)."""
+        age = (step - token_positions[..., 0]).clamp(min=0)  # [B, N]
+        age_features = torch.stack([age / 100, torch.log1p(age) / 5], dim=-1)
+        patch = (token_positions[..., 1] * self.d.token_grid**2 + token_positions[..., 2]).long()
+        keys = self.project(pooled) + self.patch(patch) + self.age(age_features) + self.kinds[0]
+        keys = torch.cat([keys, current.unsqueeze(1) + self.kinds[1]], dim=1)
+        mask = torch.cat([token_mask, torch.ones_like(token_mask[:, :1])], dim=1)
+        bias = ((mask - 1.0) * 1e9).unsqueeze(1).unsqueeze(1)
+        q = self.queries.unsqueeze(0) + self.shift(torch.cat([current, text], dim=-1)).unsqueeze(1)
+        for block in self.blocks:
+            q = block(q, keys, bias)
+        return self.norm(q)
+
+
 class Classifier(nn.Module):
     """Summary -> subtask-end logit: classifier.onnx."""
 
@@ -272,6 +341,6 @@ class Mem0Tiny(nn.Module):
         super().__init__()
         self.dims = d
         self.encoder = PerceptionEncoder(d) if d.encoder == "perception" else Encoder(d)
-        self.memory = Memory(d)
+        self.memory = TokenMemory(d) if d.token_dim else Memory(d)
         self.classifier = Classifier(d)
         self.action_head = ActionHead(d)

@@ -30,7 +30,7 @@ import json
 import os
 import sys
 import time
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
@@ -38,7 +38,7 @@ import torch.nn.functional as Fn
 
 from engram_ml.mem0_tiny import end_to_end
 from engram_ml.mem0_tiny.checkpoint import load_checkpoint, save_checkpoint
-from engram_ml.mem0_tiny.data import END_FRAMES, FrameMemory, FrameSampFrames, Vocabulary
+from engram_ml.mem0_tiny.data import END_FRAMES, FrameMemory, FrameSampFrames, TokenDropReads, Vocabulary, patch_pixels
 from engram_ml.mem0_tiny.losses import focal_bce
 from engram_ml.mem0_tiny.model import Dims, Mem0Tiny, Perception
 
@@ -72,7 +72,7 @@ class MemoryAux(torch.nn.Module):
 AUX_SCALE = 10.0  # block position in decimetres around the workspace centre
 # Columns of a Put Back Block aux.npy from before collect.ts wrote aux_kinds: block x, y, z, held, phase.
 LEGACY_AUX_KINDS = ["pos", "pos", "pos", "bin", "phase"]
-MEMORY_STRATEGIES = ("mem0", "framesamp", "none")
+MEMORY_STRATEGIES = ("mem0", "framesamp", "tokendrop", "none")
 
 
 def normalize_images(u8: torch.Tensor) -> torch.Tensor:
@@ -179,6 +179,23 @@ class Data:
         if strategy == "none":
             return anchor, window, torch.zeros_like(mask), 0.0
         return anchor, window, mask, 1.0
+
+
+def token_reads(
+    data: Data, spec: Dict[str, int], views: int, pool: Callable[[torch.Tensor], torch.Tensor]
+) -> Tuple[TokenDropReads, torch.Tensor]:
+    """TokenDrop's read at every frame (each episode one history, demonstration included) over the first `views`
+    cameras, and every frame's patches [N, views * grid * grid, cells] pooled by the memory module's `pool`."""
+    reads, patches = TokenDropReads(**spec), []
+    offset = 0
+    with torch.no_grad():
+        for k, meta in enumerate(data.metas):
+            images = data.episode_images(k)[:, :views].numpy()
+            reads.add(offset, images)
+            patches.append(pool(torch.from_numpy(patch_pixels(images, spec["grid"])).float() / 127.5 - 1.0))
+            offset += meta["frames"]
+    reads.finish()
+    return reads, torch.cat(patches)
 
 
 def perception_features(
@@ -326,7 +343,8 @@ def probe(args: argparse.Namespace) -> None:
 
 def train_policy(args: argparse.Namespace) -> None:
     """The policy stage: trains the execution module on a frozen perception and saves the checkpoint."""
-    data = Data(args.data.split(","), args.window, load_images=False)
+    # TokenDrop's reads are built below; the frame strategies' indices need the window.
+    data = Data(args.data.split(","), 1 if args.memory == "tokendrop" else args.window, load_images=False)
     pckpt, pd, perception = load_perception(args.perception)
     vocab = Vocabulary(args.vocabulary or os.path.join(args.data.split(",")[0], "vocabulary.json"))
     init = load_checkpoint(args.init) if args.init else None
@@ -337,9 +355,20 @@ def train_policy(args: argparse.Namespace) -> None:
         flush=True,
     )
     offsets = data.label - data.state[:, None, :]  # [N, H, D]
+    strategy = args.memory
+    tokendrop = dict(budget=args.window, stride=args.token_stride, kept=args.token_kept, grid=args.token_grid)
+    token_dims = (
+        {
+            "token_dim": 3 * (data.height // args.token_grid) * (data.width // args.token_grid),
+            "token_grid": args.token_grid,
+            "token_views": args.token_views,
+        }
+        if strategy == "tokendrop"
+        else {"token_dim": 0, "token_grid": 0, "token_views": 0}
+    )
     if init:
         stats = {k: torch.tensor(v) for k, v in init["stats"].items()}
-        d = Dims(**init["dims"])
+        d = Dims(**{**init["dims"], "window": args.window, **token_dims})
     else:
         flat = offsets.flatten(0, 1)
         stats = {
@@ -358,11 +387,15 @@ def train_policy(args: argparse.Namespace) -> None:
                 "state_dim": data.state.shape[1],
                 "action_dim": data.label.shape[2],
                 "hidden": args.hidden,
+                **token_dims,
             }
         )
     model = Mem0Tiny(d)
     if init:
-        model.load_state_dict(init["state_dict"])
+        # A warm start into another memory module keeps the rest (fusion, classifier, action head).
+        same = (init.get("memory_strategy") == "tokendrop") == (strategy == "tokendrop")
+        weights = {k: v for k, v in init["state_dict"].items() if same or not k.startswith("memory.")}
+        model.load_state_dict(weights, strict=same)
     model.encoder.perception.load_state_dict(perception.state_dict())
     memory_aux = MemoryAux(d)
     if init and "memory_aux" in init:
@@ -382,23 +415,34 @@ def train_policy(args: argparse.Namespace) -> None:
     log = list(prior["log"])
     start, cpu0, step = time.time(), time.process_time(), 0
     use_anchor, use_window = not args.no_anchor, not args.no_window
-    strategy = args.memory
+    if strategy == "tokendrop":
+        t0 = time.time()
+        reads, patches = token_reads(data, tokendrop, args.token_views, model.memory.pool)
+        print(f"tokendrop reads: {reads.mask.shape[0]} reads in {time.time() - t0:.0f} s", flush=True)
     while time.time() - start < args.minutes * 60:
         frac = (time.time() - start) / (args.minutes * 60)
         for g in opt.param_groups:
             g["lr"] = args.lr * 0.5 * (1 + np.cos(np.pi * frac))
         idx = data.execution[torch.randint(0, data.execution.shape[0], (args.batch,))]
-        anchor_i, win_i, win_mask, shown = data.memory_indices(idx, strategy)
         fuse = lambda i: model.encoder.fused(feats[i], state_n[i])
         B = idx.shape[0]
         current = fuse(idx)
-        window = fuse(win_i.flatten()).reshape(B, d.window, -1)
-        anchor = fuse(anchor_i).unsqueeze(1)
         text = model.encoder.text_feature(tokens)[data.instruction[idx]]
-        anchor_mask = torch.full((B, 1), shown if use_anchor else 0.0)
-        if not use_window:
-            win_mask = torch.zeros_like(win_mask)
-        summary = model.memory(current, window, win_mask, anchor, anchor_mask, text)
+        if strategy == "tokendrop":
+            r = reads.read_of_frame[idx]
+            read = patches[reads.frame[r], reads.patch[r]]  # [B, N, cells], pooled
+            per_view = args.token_grid**2
+            positions = torch.stack([reads.step[r], (reads.patch[r] // per_view).float(), (reads.patch[r] % per_view).float()], -1)
+            now = (idx - data.seg_start[idx]).float().unsqueeze(1)  # the history step (the runtime's)
+            summary = model.memory.read(current, read, positions, reads.mask[r], now, text)
+        else:
+            anchor_i, win_i, win_mask, shown = data.memory_indices(idx, strategy)
+            window = fuse(win_i.flatten()).reshape(B, d.window, -1)
+            anchor = fuse(anchor_i).unsqueeze(1)
+            anchor_mask = torch.full((B, 1), shown if use_anchor else 0.0)
+            if not use_window:
+                win_mask = torch.zeros_like(win_mask)
+            summary = model.memory(current, window, win_mask, anchor, anchor_mask, text)
         cls = focal_bce(model.classifier(summary).squeeze(-1), data.end_label[idx], pos_weight)
         x1 = target[idx].repeat(args.flow_samples, 1, 1)
         noise = torch.randn_like(x1)
@@ -438,6 +482,7 @@ def train_policy(args: argparse.Namespace) -> None:
             "memory_aux_weight": args.memory_aux,
             "ablation": {"anchor": use_anchor and strategy == "mem0", "window": use_window},
             "memory_strategy": strategy,
+            **({"tokendrop": tokendrop} if strategy == "tokendrop" else {}),
             "cameras": data.metas[0]["cameras"],
             "layout": data.metas[0].get("layout", "bimanual_16d"),
             "control_hz": data.metas[0].get("control_hz", 10),
@@ -523,7 +568,17 @@ def build_parser(prog: Optional[str] = None) -> argparse.ArgumentParser:
         choices=MEMORY_STRATEGIES,
         default="mem0",
         help="the runtime memory strategy trained for (manifest memory.strategy; framesamp: --window frames of"
-        " the whole history, demonstration included; none: no history) (default mem0)",
+        " the whole history, demonstration included; tokendrop: RoboMME's --window highest-scored patch tokens;"
+        " none: no history) (default mem0)",
+    )
+    p.add_argument("--token-stride", type=int, default=8, help="tokendrop: steps between scores (default 8)")
+    p.add_argument("--token-kept", type=int, default=2048, help="tokendrop: tokens the heap keeps (default 2048)")
+    p.add_argument("--token-grid", type=int, default=8, help="tokendrop: grid x grid patches per view (default 8)")
+    p.add_argument(
+        "--token-views",
+        type=int,
+        default=1,
+        help="tokendrop: the first N cameras are scored (default 1: RoboMME's memory holds the front camera)",
     )
     p.add_argument("--no-anchor", action="store_true", help="ablation: mask the anchor out (manifest anchor: false)")
     p.add_argument(

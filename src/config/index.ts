@@ -15,6 +15,7 @@ export {
 export type { RunConfig } from "./schemas/runConfig.js";
 export {
   policyManifestSchema, plannerSectionSchema, tensorSpecSchema, MODEL_ROLES, PLANNER_ROLES,
+  TOKEN_MEMORY_INPUTS,
 } from "./schemas/policyManifest.js";
 export { remotePolicySchema, type RemotePolicyManifest } from "./schemas/remotePolicy.js";
 export type { ModelKey, PlannerSection, PolicyManifest, TensorSpec } from "./schemas/policyManifest.js";

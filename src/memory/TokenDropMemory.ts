@@ -64,6 +64,7 @@ class MinHeap {
 }
 
 export class TokenDropMemory implements MemoryStrategy {
+  readonly readsViews = true;
   private readonly heap = new MinHeap();
   private lastScored = -1;
   /** The last scored frame's views (frame 0's until the first score): what the next score compares against. */

@@ -110,6 +110,8 @@ export type RetrievalInnerSpec =
 export interface MemoryStrategy {
   /** True when every write must carry `meta.embedding` (the policy computes it only then). */
   readonly readsEmbedding?: boolean;
+  /** True when every write must carry `meta.views`, the camera pixels it scores (TokenDrop). */
+  readonly readsViews?: boolean;
   /** Stores the feature of the tick at `step` (called once per tick, before `inputs()`). Throws on a wrong length. */
   write(feature: Float32Array, step: number, meta: FrameMeta): MemoryOp[];
   /** The memory module's inputs on the tick of the latest write. */

@@ -3,7 +3,7 @@
  * torch computed at export (parity.json, written by `python -m engram_ml export`): each model file on
  * its own, then the whole Mem0Policy observe/observe/observe/act path (anchor, window, flow sampling
  * from the runtime's seeded noise, denormalization), memory as the manifest's strategy reads it
- * (mem0, framesamp, none). Tolerance 1e-4. Runs for the shipped bundles and their ablation variants
+ * (mem0, framesamp, tokendrop, none). Tolerance 1e-4. Runs for the shipped bundles and their ablation variants
  * (policies/mem0-tiny, policies/framesamp-tiny-unmask: a Franka bundle), or for MEM0_TINY_BUNDLE alone.
  */
 import { describe, test, before, after } from "node:test";
@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { loadMem0Policy, type Mem0Policy } from "../../src/policy/mem0/Mem0Policy.js";
 import { closeMem0Bundle, mem0BundleIssues, openMem0Bundle, type Mem0Bundle } from "../../src/policy/mem0/bundle.js";
 import { frameSamplingIndices } from "../../src/memory/frameSampling.js";
+import { TokenDropMemory } from "../../src/memory/TokenDropMemory.js";
 import { getLayout } from "../../src/robot/layout.js";
 import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
 import { normalize } from "../../src/policy/mem0/normalization.js";
@@ -75,6 +76,37 @@ for (const BUNDLE of BUNDLES) describe(BUNDLE, () => {
 
   test("each ONNX file matches torch on the export's inputs", { skip }, async () => {
     const F = m.memory.feature_dim, K = m.memory.window, T = m.memory.summary_tokens;
+    const td = m.memory.tokendrop;
+    const tokenDrop = td && new TokenDropMemory({ budget: K, stride: td.stride, kept: td.kept, grid: td.grid });
+    /** Memory from torch's own features: anchor = step 0 (when the manifest keeps it), window = what the
+     * strategy reads (mem0: the K steps before; framesamp: K of all steps so far, this one included; none: none). */
+    const frameMemory = (s: number, step: ParityStep) => {
+      const window = new Float32Array(K * F), windowMask = new Float32Array(K);
+      const strategy = m.memory.strategy ?? "mem0";
+      const read = strategy === "mem0" ? parity.steps.slice(Math.max(0, s - K), s)
+        : strategy === "framesamp" ? frameSamplingIndices(s, K).map((i) => parity.steps[i]!) : [];
+      read.forEach((p, j) => { window.set(p.image_feature, j * F); windowMask[j] = 1; });
+      const anchor = m.memory.anchor ? Float32Array.from(parity.steps[0]!.image_feature) : new Float32Array(F);
+      return run("memory", {
+        current: f32(Float32Array.from(step.image_feature), [1, F]), window: f32(window, [1, K, F]), window_mask: f32(windowMask, [1, K]),
+        anchor: f32(anchor, [1, 1, F]), anchor_mask: f32(Float32Array.of(m.memory.anchor ? 1 : 0), [1, 1]), text: f32(Float32Array.from(step.text_feature), [1, F]),
+      });
+    };
+    /** TokenDrop's read of the parity images' scored cameras so far (this runtime's rule; torch's was Python's). */
+    const tokenMemory = (s: number, step: ParityStep, memory: TokenDropMemory) => {
+      const plane = 3 * m.image.height * m.image.width, all = images(s);
+      const views = td!.cameras.map((cam) => {
+        const c = m.cameras.indexOf(cam);
+        return { width: m.image.width, height: m.image.height, channels: 3, data: all.slice(c * plane, (c + 1) * plane) };
+      });
+      memory.write(new Float32Array(F), s, { stampNs: BigInt(s), views });
+      const { features, positions, mask, dim } = memory.inputs().tokens!;
+      return run("memory", {
+        current: f32(Float32Array.from(step.image_feature), [1, F]), token_pixels: f32(features, [1, K, dim]),
+        token_positions: f32(Float32Array.from(positions), [1, K, 3]), token_mask: f32(mask, [1, K]),
+        step: f32(Float32Array.of(s), [1, 1]), text: f32(Float32Array.from(step.text_feature), [1, F]),
+      });
+    };
     const tok = tokenize(parity.instruction, { kind: "closed_vocabulary", maxLength: m.tokenizer.max_length, padId: m.tokenizer.pad_id, vocabulary: m.tokenizer.vocabulary });
     for (const [s, step] of parity.steps.entries()) {
       const state = normalize(step.state, m.normalization.state);
@@ -83,18 +115,7 @@ for (const BUNDLE of BUNDLES) describe(BUNDLE, () => {
       });
       assertClose(enc.image_feature!, step.image_feature, `encoder image_feature step ${s}`);
       assertClose(enc.text_feature!, step.text_feature, `encoder text_feature step ${s}`);
-      // Memory from torch's own features: anchor = step 0 (when the manifest keeps it), window = what the
-      // strategy reads (mem0: the K steps before; framesamp: K of all steps so far, this one included; none: none).
-      const window = new Float32Array(K * F), windowMask = new Float32Array(K);
-      const strategy = m.memory.strategy ?? "mem0";
-      const read = strategy === "mem0" ? parity.steps.slice(Math.max(0, s - K), s)
-        : strategy === "framesamp" ? frameSamplingIndices(s, K).map((i) => parity.steps[i]!) : [];
-      read.forEach((p, j) => { window.set(p.image_feature, j * F); windowMask[j] = 1; });
-      const anchor = m.memory.anchor ? Float32Array.from(parity.steps[0]!.image_feature) : new Float32Array(F);
-      const mem = await run("memory", {
-        current: f32(Float32Array.from(step.image_feature), [1, F]), window: f32(window, [1, K, F]), window_mask: f32(windowMask, [1, K]),
-        anchor: f32(anchor, [1, 1, F]), anchor_mask: f32(Float32Array.of(m.memory.anchor ? 1 : 0), [1, 1]), text: f32(Float32Array.from(step.text_feature), [1, F]),
-      });
+      const mem = tokenDrop ? await tokenMemory(s, step, tokenDrop) : await frameMemory(s, step);
       assertClose(mem.summary!, step.summary, `memory summary step ${s}`);
       const cls = await run("classifier", { summary: f32(Float32Array.from(step.summary), [1, T, F]) });
       assertClose(cls.logit!, [step.logit], `classifier logit step ${s}`);

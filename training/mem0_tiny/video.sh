@@ -10,6 +10,7 @@
 #   STAGE=export bash training/mem0_tiny/video.sh   # bundles into $BUNDLE and $BUNDLE/ablations/no-history
 #   STAGE=dagger ITER=1 bash training/mem0_tiny/video.sh  # rollouts of the framesamp bundle, retrain both warm
 #   STAGE=mem0 ITER=1 bash training/mem0_tiny/video.sh    # Mem-0's anchor + 32-frame window, for reference
+#   STAGE=tokendrop ITER=1 bash training/mem0_tiny/video.sh  # RoboMME's TokenDrop: 512 patch tokens of the history
 #   ONLY=vu- bash training/mem0_tiny/evaluate.sh    # 50 held-out episodes each (seeds 1000+)
 # Environment: TASK (default video-unmask), EPISODES (120), BETA (DAgger: the expert's share of chunks, 0.5),
 # PERCEPTION_MIN (15), POLICY_MIN (25; DAgger: 12), ROOT (data/video), BUNDLE (policies/framesamp-tiny-unmask).
@@ -22,6 +23,8 @@ BUNDLE=${BUNDLE:-policies/framesamp-tiny-unmask}
 CONFIG=launch/sim-franka-video.yaml
 source scripts/python.sh
 PY=$(engram_python)
+# One BLAS thread per training: two run side by side on these cores.
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
 mkdir -p "$ROOT/runs"
 
 # Moves the episodes of $1 that the expert (or the policy it labels) did not finish to $1-failed.
@@ -87,5 +90,18 @@ case "${STAGE:?set STAGE: data | train | export | dagger | mem0}" in
     npx tsx src/cli.ts check "$BUNDLE/ablations/mem0/policy.yaml"
     MEM0_TINY_BUNDLE="$BUNDLE/ablations/mem0" node --import tsx --test test/policy/mem0TinyParity.test.ts
     ;;
-  *) echo "STAGE=$STAGE: expected data, train, export, dagger or mem0" >&2; exit 2 ;;
+  tokendrop)
+    # The same data, warm from the FrameSamp policy (its fusion, classifier and action head; the token memory
+    # module is new): RoboMME's TokenDrop, 512 patch tokens of the front camera over the whole history.
+    ITER=${ITER:?set ITER (the last DAgger iteration)}
+    data=$(ls -d "$ROOT"/it[0-9]* | grep -v failed | sort -V | paste -sd, -)
+    "$PY" -m engram_ml train policy --data "$data" --perception "$ROOT/runs/perception.pt" \
+      --init "$ROOT/runs/framesamp-it$ITER.pt" --out "$ROOT/runs/tokendrop-it$ITER.pt" --minutes "${POLICY_MIN:-25}" \
+      --memory tokendrop --window 512
+    "$PY" -m engram_ml export "$ROOT/runs/tokendrop-it$ITER.pt" "$BUNDLE/ablations/tokendrop" \
+      --name "$(basename "$BUNDLE")-tokendrop" --noise-scale 0
+    npx tsx src/cli.ts check "$BUNDLE/ablations/tokendrop/policy.yaml"
+    MEM0_TINY_BUNDLE="$BUNDLE/ablations/tokendrop" node --import tsx --test test/policy/mem0TinyParity.test.ts
+    ;;
+  *) echo "STAGE=$STAGE: expected data, train, export, dagger, mem0 or tokendrop" >&2; exit 2 ;;
 esac

@@ -36,13 +36,34 @@ function model<I extends string, O extends string>(inputs: readonly [I, ...I[]],
   }).strict();
 }
 
-/** Input/output roles of each model file, as the runtime binds them. */
+/**
+ * Input/output roles of each model file, as the runtime binds them. memory.onnx reads a window of
+ * features under the frame strategies (these roles), patch tokens under tokendrop (TOKEN_MEMORY_INPUTS).
+ */
 export const MODEL_ROLES = {
   encoder: { inputs: ["images", "state", "tokens"], outputs: ["image_feature", "text_feature"] },
   memory: { inputs: ["current", "window", "window_mask", "anchor", "anchor_mask", "text"], outputs: ["summary"] },
   classifier: { inputs: ["summary"], outputs: ["logit"] },
   action_head: { inputs: ["noisy_actions", "tau", "state", "summary"], outputs: ["velocity"] },
 } as const;
+
+/**
+ * memory.onnx's inputs in a tokendrop bundle: the current feature, TokenDrop's read (`token_pixels` [1, N, D]
+ * patch pixels, `token_positions` [1, N, 3] as history step, view, patch; `token_mask` [1, N]), the
+ * current history `step` [1, 1] and the text feature.
+ */
+export const TOKEN_MEMORY_INPUTS = ["current", "token_pixels", "token_positions", "token_mask", "step", "text"] as const;
+
+/** memory.onnx's entry: either role set (the manifest check asks for the one its strategy reads). */
+function memoryModel() {
+  const roles = [...new Set([...MODEL_ROLES.memory.inputs, ...TOKEN_MEMORY_INPUTS])];
+  return z.object({
+    file: z.string().min(1),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/, "expected the file's SHA-256 as 64 lowercase hex digits").optional(),
+    inputs: z.object(Object.fromEntries(roles.map((k) => [k, tensorSpecSchema.optional()]))).strict(),
+    outputs: z.object({ summary: tensorSpecSchema }).strict(),
+  }).strict();
+}
 
 /** Input/output roles of the learned planner (`planner.onnx`, the manifest's optional `planner` section). */
 export const PLANNER_ROLES = {
@@ -119,10 +140,19 @@ export const policyManifestSchema = z.object({
   memory: z.object({
     /**
      * What memory.onnx was trained on (default mem0): `mem0` anchor + sliding window of `window`
-     * features, `framesamp` RoboMME's frame sampling into `window` slots, `none` no history.
+     * features, `framesamp` RoboMME's frame sampling into `window` slots, `tokendrop` RoboMME's
+     * `window` highest-scored patch tokens (memory.tokendrop), `none` no history.
      */
-    strategy: z.enum(["mem0", "framesamp", "none"]).optional(),
+    strategy: z.enum(["mem0", "framesamp", "tokendrop", "none"]).optional(),
+    /** The slots memory.onnx reads: frames, or TokenDrop's token budget. */
     window: intIn(1, 1024),
+    /** TokenDrop's scoring (with strategy tokendrop): every `stride` steps, a heap of `kept`, `grid` x `grid` patches of `cameras`. */
+    tokendrop: z.object({
+      stride: intIn(1, 1000),
+      kept: intIn(1, 1_000_000),
+      grid: intIn(1, 64),
+      cameras: z.array(z.string().min(1)).min(1),
+    }).strict().optional(),
     anchor: z.boolean(),
     feature_dim: intIn(1, 65_536),
     summary_tokens: intIn(1, 64),
@@ -130,7 +160,7 @@ export const policyManifestSchema = z.object({
   classifier: z.object({ threshold: z.number().min(0).max(1), switch_count: intIn(1, 1000) }).strict(),
   models: z.object({
     encoder: model(MODEL_ROLES.encoder.inputs, MODEL_ROLES.encoder.outputs),
-    memory: model(MODEL_ROLES.memory.inputs, MODEL_ROLES.memory.outputs),
+    memory: memoryModel(),
     classifier: model(MODEL_ROLES.classifier.inputs, MODEL_ROLES.classifier.outputs),
     action_head: model(MODEL_ROLES.action_head.inputs, MODEL_ROLES.action_head.outputs),
   }).strict(),

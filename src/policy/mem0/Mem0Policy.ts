@@ -163,6 +163,9 @@ export class Mem0Policy implements Policy {
    */
   async observeHistory(frames: readonly { feature: Float32Array; embedding?: Float32Array }[]): Promise<void> {
     if (this.last) throw new Error(`${this.where}: observeHistory() after the episode's first tick (step ${this.step})`);
+    if (this.memory.readsViews && frames.length > 0) {
+      throw new Error(`${this.where}: memory.strategy tokendrop scores camera pixels; stored sessions keep features only`);
+    }
     for (const { feature, embedding } of frames) {
       this.emitOps(this.memory.write(feature, this.step, { stampNs: 0n, embedding, history: true }));
       this.step++;
@@ -192,10 +195,17 @@ export class Mem0Policy implements Policy {
     this.emitOps(this.memory.write(feature, this.step, this.metaOf(obs, false)));
     const mem = this.memory.inputs();
     const F = m.memory.feature_dim, K = m.memory.window;
-    const { summary } = await this.run("memory", {
-      current: f32(feature, [1, F]), window: f32(mem.window, [1, K, F]), window_mask: f32(mem.windowMask, [1, K]),
-      anchor: f32(mem.anchor, [1, 1, F]), anchor_mask: f32(mem.anchorMask, [1, 1]), text: f32(enc.text_feature, [1, F]),
-    });
+    const current = f32(feature, [1, F]), text = f32(enc.text_feature, [1, F]);
+    const { summary } = mem.tokens
+      ? await this.run("memory", {
+        current, token_pixels: f32(mem.tokens.features, [1, K, mem.tokens.dim]),
+        token_positions: f32(Float32Array.from(mem.tokens.positions), [1, K, 3]), token_mask: f32(mem.tokens.mask, [1, K]),
+        step: f32(Float32Array.of(this.step), [1, 1]), text,
+      })
+      : await this.run("memory", {
+        current, window: f32(mem.window, [1, K, F]), window_mask: f32(mem.windowMask, [1, K]),
+        anchor: f32(mem.anchor, [1, 1, F]), anchor_mask: f32(mem.anchorMask, [1, 1]), text,
+      });
     const { logit: logitT } = await this.run("classifier", { summary: f32(summary, [1, m.memory.summary_tokens, F]) });
     const logit = logitT[0];
     this.last = { state, robotState: Float64Array.from(obs.state), summary };
@@ -229,8 +239,13 @@ export class Mem0Policy implements Policy {
     return { jointNames, actions, horizon: H, dim: jointNames.length };
   }
 
-  /** What memory gets with a frame: its stamp, whether it is history, and its image embedding where read. */
+  /** What memory gets with a frame: its stamp, whether it is history, its image embedding or its pixels where read. */
   private metaOf(obs: PreparedObservation, history: boolean): FrameMeta {
+    if (this.memory.readsViews) {
+      const { width, height } = this.m.image;
+      const views = this.m.memory.tokendrop!.cameras.map((cam) => ({ width, height, channels: 3, data: obs.images[cam]! }));
+      return { stampNs: obs.stampNs, history, views };
+    }
     if (!this.memory.readsEmbedding) return { stampNs: obs.stampNs, history };
     const { imageSize: { width, height }, cameras, pixelNormalization } = this.spec;
     const embedding = embedCamera(obs.images[cameras[0]!]!, width, height, pixelNormalization);

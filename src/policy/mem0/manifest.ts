@@ -3,7 +3,7 @@
  * that its fields agree with each other, resolves ONNX paths relative to the manifest, and checks
  * every ONNX file's inputs/outputs (names, element types, shapes) against it.
  */
-import { ConfigError, issueAt, loadPolicyManifest, MODEL_ROLES, type ConfigIssue, type ModelKey, type PolicyManifest, type TensorSpec, type YamlSource } from "../../config/index.js";
+import { ConfigError, issueAt, loadPolicyManifest, MODEL_ROLES, TOKEN_MEMORY_INPUTS, type ConfigIssue, type ModelKey, type PolicyManifest, type TensorSpec, type YamlSource } from "../../config/index.js";
 import { checkStats } from "./normalization.js";
 
 export { MODEL_ROLES, type ModelKey, type PolicyManifest, type TensorSpec } from "../../config/index.js";
@@ -54,15 +54,25 @@ export function expectedShapes(m: PolicyManifest): Record<ModelKey, Record<strin
   const d = (label: string, value: number): ExpectedDim => ({ label, value });
   const F = d("F", m.memory.feature_dim), K = d("K", m.memory.window), T = d("T", m.memory.summary_tokens);
   const S = d("S", m.state_dim), A = d("A", m.action_dim), Hz = d("H", m.horizon);
+  const D = d("D", tokenDim(m));
   return {
     encoder: {
       images: [B, d("cameras", m.cameras.length), d("C", 3), d("height", m.image.height), d("width", m.image.width)],
       state: [B, S], tokens: [B, d("L", m.tokenizer.max_length)], image_feature: [B, F], text_feature: [B, F],
     },
-    memory: { current: [B, F], window: [B, K, F], window_mask: [B, K], anchor: [B, d("1", 1), F], anchor_mask: [B, d("1", 1)], text: [B, F], summary: [B, T, F] },
+    memory: {
+      current: [B, F], window: [B, K, F], window_mask: [B, K], anchor: [B, d("1", 1), F], anchor_mask: [B, d("1", 1)], text: [B, F],
+      token_pixels: [B, K, D], token_positions: [B, K, d("3", 3)], token_mask: [B, K], step: [B, d("1", 1)], summary: [B, T, F],
+    },
     classifier: { summary: [B, T, F], logit: [B, d("1", 1)] },
     action_head: { noisy_actions: [B, Hz, A], tau: [B, d("1", 1)], state: [B, S], summary: [B, T, F], velocity: [B, Hz, A] },
   };
+}
+
+/** Values per TokenDrop token: one patch's pixels, 3 x (height / grid) x (width / grid); 0 without memory.tokendrop. */
+export function tokenDim(m: PolicyManifest): number {
+  const grid = m.memory.tokendrop?.grid;
+  return grid ? 3 * Math.floor(m.image.height / grid) * Math.floor(m.image.width / grid) : 0;
 }
 
 /** Element type the runtime uses for each role. */
@@ -94,11 +104,38 @@ export function consistencyIssues(loaded: LoadedManifest): ConfigIssue[] {
   if (m.action_reference === "state" && (m.layout.state !== m.layout.action || m.state_dim !== m.action_dim)) {
     at(["action_reference"], `"state" needs the same state and action layout, found ${m.layout.state} (${m.state_dim}) and ${m.layout.action} (${m.action_dim})`);
   }
+  problems.push(...memoryIssues(loaded));
   for (const [text, ids] of Object.entries(m.tokenizer.vocabulary)) {
     if (ids.length > m.tokenizer.max_length) {
       at(["tokenizer", "vocabulary", text], `expected at most max_length=${m.tokenizer.max_length} tokens, found ${ids.length}`);
     }
   }
+  return problems;
+}
+
+/** The memory section against memory.onnx's declared roles: each strategy's role set, TokenDrop's grid and cameras. */
+function memoryIssues(loaded: LoadedManifest): ConfigIssue[] {
+  const m = loaded.manifest;
+  const problems: ConfigIssue[] = [];
+  const at = (field: (string | number)[], message: string) => problems.push(issueAt(loaded.source, field, message));
+  const strategy = m.memory.strategy ?? "mem0";
+  const tokens = strategy === "tokendrop";
+  const roles: readonly string[] = tokens ? TOKEN_MEMORY_INPUTS : MODEL_ROLES.memory.inputs;
+  const declared = declaredRoles(m.models.memory.inputs).map(([role]) => role);
+  const missing = roles.filter((r) => !declared.includes(r)), extra = declared.filter((r) => !roles.includes(r));
+  if (missing.length > 0 || extra.length > 0) {
+    const wrong = [missing.length > 0 ? `missing ${missing.join(", ")}` : "", extra.length > 0 ? `not its roles: ${extra.join(", ")}` : ""];
+    at(["models", "memory", "inputs"], `memory.strategy ${strategy} reads ${roles.join(", ")} (${wrong.filter(Boolean).join("; ")})`);
+  }
+  const td = m.memory.tokendrop;
+  if (tokens && !td) at(["memory"], "memory.strategy tokendrop needs memory.tokendrop: {stride, kept, grid, cameras}");
+  if (td && !tokens) at(["memory", "tokendrop"], `only with memory.strategy tokendrop, found ${strategy}`);
+  if (td && (m.image.width % td.grid !== 0 || m.image.height % td.grid !== 0)) {
+    at(["memory", "tokendrop", "grid"], `${td.grid} does not divide the ${m.image.width}x${m.image.height} image into whole patches`);
+  }
+  td?.cameras.forEach((cam, i) => {
+    if (!m.cameras.includes(cam)) at(["memory", "tokendrop", "cameras", i], `"${cam}" is not one of the policy's cameras (${m.cameras.join(", ")})`);
+  });
   return problems;
 }
 
@@ -114,8 +151,14 @@ export function onnxIssues(loaded: LoadedManifest, key: ModelKey, inputs: readon
 /** One model entry of a manifest: its file and declared inputs/outputs by role. */
 export interface ModelSection {
   file: string;
-  inputs: Record<string, TensorSpec>;
-  outputs: Record<string, TensorSpec>;
+  /** By role; memory.onnx's entry leaves the other strategy family's roles out. */
+  inputs: Record<string, TensorSpec | undefined>;
+  outputs: Record<string, TensorSpec | undefined>;
+}
+
+/** The roles a section declares, with their specs. */
+function declaredRoles(specs: Record<string, TensorSpec | undefined>): [string, TensorSpec][] {
+  return Object.entries(specs).filter((e): e is [string, TensorSpec] => e[1] !== undefined);
 }
 
 /** Declared shapes and types of `section` (at `field` in the manifest) against what the manifest's sizes imply. */
@@ -125,7 +168,7 @@ export function sectionShapeIssues(
 ): ConfigIssue[] {
   const problems: ConfigIssue[] = [];
   for (const dir of ["inputs", "outputs"] as const) {
-    for (const [role, spec] of Object.entries(section[dir])) {
+    for (const [role, spec] of declaredRoles(section[dir])) {
       const exp = shapes[role]!;
       const ok = spec.shape.length === exp.length && spec.shape.every((v, i) =>
         exp[i]!.label === "B" ? v === 1 || typeof v === "string" : v === exp[i]!.value);
@@ -151,7 +194,7 @@ export function sectionOnnxIssues(
   const file = section.file;
   const problems: ConfigIssue[] = [];
   for (const [dir, actual, word] of [["inputs", inputs, "input"], ["outputs", outputs, "output"]] as const) {
-    const declared = Object.entries(section[dir]);
+    const declared = declaredRoles(section[dir]);
     for (const [role, spec] of declared) {
       const what = `${file} ${word} "${spec.name}" (${role})`;
       const at = (f: string, message: string) => problems.push(issueAt(source, [...field, dir, role, f], `${what}: ${message}`));

@@ -17,13 +17,17 @@ export type MemoryChoice =
 
 /**
  * The memory strategy a bundle runs with: the run's choice, else the manifest's strategy; Mem-0's
- * anchor and window switches come from the run's ablations. memory.onnx takes a window of K features,
- * so a frame strategy must fill exactly K slots and TokenDrop's patch tokens do not fit it.
+ * anchor and window switches come from the run's ablations. A frame strategy's memory.onnx takes a
+ * window of K features, so a frame strategy must fill exactly K slots; a tokendrop bundle's reads
+ * TokenDrop's K patch tokens, scored as its manifest says. Neither family runs the other's module.
  */
 export function mem0MemorySpec(
   memory: PolicyManifest["memory"], ablation: Mem0Ablation = {}, choice?: MemoryChoice | null, where = "policy.yaml",
 ): MemorySpec {
   const strategy = choice?.strategy ?? memory.strategy ?? "mem0";
+  if (memory.strategy === "tokendrop" && strategy !== "tokendrop") {
+    throw new Error(`memory.strategy ${strategy}: ${where} memory.onnx reads TokenDrop's patch tokens, not a window of features`);
+  }
   switch (strategy) {
     case "mem0": {
       const anchor = ablation.anchor ?? memory.anchor;
@@ -44,8 +48,21 @@ export function mem0MemorySpec(
         : inner.inner === "mem0" ? { kind: "mem0" as const, window } : { kind: "none" as const };
       return { kind: "retrieval", inner: spec, drop: inner.drop };
     }
-    case "tokendrop":
-      throw new Error(`memory.strategy tokendrop: ${where} memory.onnx reads a window of K=${memory.window} features, `
-        + "not patch tokens (this bundle runs mem0, framesamp or none)");
+    case "tokendrop": {
+      const td = memory.tokendrop;
+      if (memory.strategy !== "tokendrop" || !td) {
+        throw new Error(`memory.strategy tokendrop: ${where} memory.onnx reads a window of K=${memory.window} features, `
+          + "not patch tokens (this bundle runs mem0, framesamp or none)");
+      }
+      const spec = { kind: "tokendrop" as const, budget: memory.window, stride: td.stride, kept: td.kept, grid: td.grid };
+      if (choice?.strategy === "tokendrop") {
+        for (const key of ["budget", "stride", "kept", "grid"] as const) {
+          if (choice[key] !== spec[key]) {
+            throw new Error(`memory.${key} ${choice[key]}: ${where} memory.onnx was trained on TokenDrop's ${key} ${spec[key]}`);
+          }
+        }
+      }
+      return spec;
+    }
   }
 }
