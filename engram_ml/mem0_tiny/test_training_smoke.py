@@ -10,8 +10,10 @@ import numpy as np
 import pytest
 import torch
 
+from engram_ml.mem0_tiny import data as data_module
 from engram_ml.mem0_tiny import export, train
 from engram_ml.mem0_tiny.checkpoint import load_checkpoint
+from engram_ml.memory.tokendrop import TokenDropMemory
 
 VOCAB = {"max_length": 4, "pad_id": 0, "size": 8, "vocabulary": {"put the block back": [1, 2, 3], "press": [4]}}
 H, W, C, S = 24, 32, 3, 16
@@ -165,3 +167,55 @@ def test_a_framesamp_policy_for_the_franka_exports_its_strategy_cameras_and_layo
     assert "memory: {window: 8, anchor: false, feature_dim: 64, summary_tokens: 3, strategy: framesamp}" in manifest
     assert "cameras: [exterior_left, wrist]" in manifest and "layout: {state: joint_8d, action: joint_8d}" in manifest
     assert "control_hz: 15" in manifest
+
+
+def test_patch_pixels_cut_as_the_runtime_does() -> None:
+    views = np.arange(2 * 1 * 8 * 12 * 3, dtype=np.float32).reshape(2, 1, 8, 12, 3)
+    patches = data_module.patch_pixels(views, 4)  # 4x4 patches of 2 rows x 3 columns
+    assert patches.shape == (2, 16, 18)
+    # Frame 1, patch 6 (row 1, column 2): channel-major, then rows, then columns (TokenDropMemory.ts patchPixels).
+    expected = views[1, 0, 2:4, 6:9, :].transpose(2, 0, 1).reshape(-1)
+    assert patches[1, 6].tolist() == expected.tolist()
+
+
+def test_tokendrop_reads_are_the_rules_reads_at_every_frame(tmp_path: Path) -> None:
+    folder = tmp_path / "video"
+    _video_episodes(folder, [40, 45], demo=30)
+    d = train.Data([str(folder)], 1, load_images=False)
+    spec = dict(budget=20, stride=8, kept=64, grid=4)
+    reads, patches = train.token_reads(d, spec, 1, lambda p: p)
+    assert patches.shape == (85, 16, 3 * 6 * 8)
+    rule = TokenDropMemory(**spec)
+    images = np.load(str(folder / "ep1.images.npy"))[:, :1]
+    for t in range(45):  # episode 1: frames 40..84, its own history from step 0
+        expected = rule.write(images[t].astype(np.float32) / 127.5 - 1.0)
+        r = reads.read_of_frame[40 + t]
+        n = int(reads.mask[r].sum())
+        got = [(int(f) - 40, int(p) // 16, int(p) % 16) for f, p in zip(reads.frame[r, :n], reads.patch[r, :n])]
+        assert got == expected and reads.step[r, :n].tolist() == [s for s, _, _ in expected], t
+    # Frame 0's 16 patches first, then the 20 highest-scored once the heap holds more.
+    assert int(reads.mask[reads.read_of_frame[40]].sum()) == 16 and int(reads.mask[reads.read_of_frame[84]].sum()) == 20
+
+
+def test_a_tokendrop_policy_exports_the_token_memory_module(tmp_path: Path) -> None:
+    pytest.importorskip("onnx", reason="export writes ONNX (apt: python3-onnx)")
+    import onnx
+
+    folder = tmp_path / "video"
+    _video_episodes(folder, [40, 45], demo=30)
+    fast = ["--minutes", "0.005", "--batch", "4"]
+    train.main(["perception", "--data", str(folder), "--out", str(tmp_path / "p.pt"), "--bin-weight", "1", *fast])
+    policy = ["policy", "--data", str(folder), "--perception", str(tmp_path / "p.pt"), *fast]
+    with pytest.raises(SystemExit, match="--token-grid 8 --token-pool 4: a 32x24 image"):
+        train.main([*policy, "--out", str(tmp_path / "td.pt"), "--memory", "tokendrop", "--window", "16"])
+    token = ["--memory", "tokendrop", "--window", "16", "--token-grid", "2", "--token-kept", "64"]
+    train.main([*policy, "--out", str(tmp_path / "td.pt"), *token])
+    ckpt = load_checkpoint(str(tmp_path / "td.pt"))
+    assert ckpt["memory_strategy"] == "tokendrop" and ckpt["tokendrop"] == {"budget": 16, "stride": 8, "kept": 64, "grid": 2}
+    export.main([str(tmp_path / "td.pt"), str(tmp_path / "bundle"), "--noise-scale", "0"])
+    manifest = (tmp_path / "bundle" / "policy.yaml").read_text()
+    assert "  strategy: tokendrop\n  tokendrop:\n    stride: 8\n    kept: 64\n    grid: 2\n    cameras: [exterior_left]\n" in manifest
+    memory = onnx.load(str(tmp_path / "bundle" / "memory.onnx"))
+    assert [i.name for i in memory.graph.input] == export.TOKEN_MEMORY_INPUTS
+    parity = json.loads((tmp_path / "bundle" / "parity.json").read_text())
+    assert len(parity["steps"]) == 10  # past the first score, at step 7

@@ -357,11 +357,20 @@ def train_policy(args: argparse.Namespace) -> None:
     offsets = data.label - data.state[:, None, :]  # [N, H, D]
     strategy = args.memory
     tokendrop = dict(budget=args.window, stride=args.token_stride, kept=args.token_kept, grid=args.token_grid)
+    patch = (data.height // args.token_grid, data.width // args.token_grid)
+    if strategy == "tokendrop" and (
+        data.height % args.token_grid or data.width % args.token_grid or patch[0] % args.token_pool or patch[1] % args.token_pool
+    ):
+        raise SystemExit(
+            f"--token-grid {args.token_grid} --token-pool {args.token_pool}: a {data.width}x{data.height} image must cut"
+            f" into whole patches of whole {args.token_pool}x{args.token_pool} cells"
+        )
     token_dims = (
         {
-            "token_dim": 3 * (data.height // args.token_grid) * (data.width // args.token_grid),
+            "token_dim": 3 * patch[0] * patch[1],
             "token_grid": args.token_grid,
             "token_views": args.token_views,
+            "token_pool": args.token_pool,
         }
         if strategy == "tokendrop"
         else {"token_dim": 0, "token_grid": 0, "token_views": 0}
@@ -574,6 +583,9 @@ def build_parser(prog: Optional[str] = None) -> argparse.ArgumentParser:
     p.add_argument("--token-stride", type=int, default=8, help="tokendrop: steps between scores (default 8)")
     p.add_argument("--token-kept", type=int, default=2048, help="tokendrop: tokens the heap keeps (default 2048)")
     p.add_argument("--token-grid", type=int, default=8, help="tokendrop: grid x grid patches per view (default 8)")
+    p.add_argument(
+        "--token-pool", type=int, default=4, help="tokendrop: pixels pooled per cell side of a token (default 4)"
+    )
     p.add_argument(
         "--token-views",
         type=int,

@@ -10,8 +10,9 @@
 # Each row runs its episodes in JOBS worker processes (engram run --jobs), one row after another.
 #   bash training/mem0_tiny/evaluate.sh table           # the table only, from runs already made
 #   ONLY=vu- bash training/mem0_tiny/evaluate.sh        # only the rows whose name starts with vu- (Video Unmask)
-# The vu- rows: the FrameSamp bundle of Video Unmask, the same recipe without history and with Mem-0's anchor
-# + window (ablations/mem0, for reference); the mc- rows: the same three for Move Cube. On
+# The vu- rows: the FrameSamp bundle of Video Unmask, the same recipe without history, with RoboMME's TokenDrop
+# (ablations/tokendrop) and with Mem-0's anchor + window (ablations/mem0, for reference); the mc- rows: the same
+# four for Move Cube. On
 # the Franka twin, each episode prompted by the twin's demonstration on its own scene (launch/sim-franka-video.yaml).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -30,9 +31,11 @@ pbb-no-window|launch/sim-x-one-no-window.yaml|policies/mem0-tiny/ablations/no-wi
 vu-framesamp|launch/sim-franka-video.yaml|policies/framesamp-tiny-unmask|video-unmask|$EPISODES
 vu-no-history|launch/sim-franka-video.yaml|policies/framesamp-tiny-unmask/ablations/no-history|video-unmask|$EPISODES
 vu-mem0|launch/sim-franka-video.yaml|policies/framesamp-tiny-unmask/ablations/mem0|video-unmask|$EPISODES
+vu-tokendrop|launch/sim-franka-video.yaml|policies/framesamp-tiny-unmask/ablations/tokendrop|video-unmask|$EPISODES
 mc-framesamp|launch/sim-franka-video.yaml|policies/framesamp-tiny-move|move-cube|$EPISODES
 mc-no-history|launch/sim-franka-video.yaml|policies/framesamp-tiny-move/ablations/no-history|move-cube|$EPISODES
-mc-mem0|launch/sim-franka-video.yaml|policies/framesamp-tiny-move/ablations/mem0|move-cube|$EPISODES"
+mc-mem0|launch/sim-franka-video.yaml|policies/framesamp-tiny-move/ablations/mem0|move-cube|$EPISODES
+mc-tokendrop|launch/sim-franka-video.yaml|policies/framesamp-tiny-move/ablations/tokendrop|move-cube|$EPISODES"
 ONLY=${ONLY:-}
 
 if [ "${1:-}" != "table" ]; then
@@ -50,8 +53,8 @@ out = sys.argv[1]
 f = lambda x: "-" if x is None else f"{x:.2f}"
 print("| run | policy | task | successes | rate | Wilson 95 % | storage | update | compression | classifier P / R | tick p50 / p99 ms |")
 print("|---|---|---|---|---|---|---|---|---|---|---|")
-for name in ["pbb-full", "pbb-no-anchor", "pbb-no-window", "vu-framesamp", "vu-no-history", "vu-mem0", "mc-framesamp",
-             "mc-no-history", "mc-mem0"]:
+for name in ["pbb-full", "pbb-no-anchor", "pbb-no-window", "vu-framesamp", "vu-no-history", "vu-tokendrop", "vu-mem0",
+             "mc-framesamp", "mc-no-history", "mc-tokendrop", "mc-mem0"]:
     path = os.path.join(out, name, "summary.json")
     if not os.path.exists(path):
         continue
