@@ -12,6 +12,7 @@ import type { ReactiveExpert } from "../../src/sim/expert/types.js";
 import { distXy } from "../../src/sim/tasks/geometry.js";
 import type { TaskScene } from "../../src/sim/tasks/types.js";
 import type { MoveCubeScene } from "../../src/sim/tasks/move-cube.js";
+import type { VideoPlaceOrderScene } from "../../src/sim/tasks/video-place-order.js";
 import type { VideoUnmaskScene } from "../../src/sim/tasks/video-unmask.js";
 import type { SimWorldApi } from "../../src/sim/world/types.js";
 import { MOVE_MANNERS } from "../../src/task/move-cube.js";
@@ -78,8 +79,30 @@ const moveCube: PrivilegedTargets = {
   answer: (scene) => MOVE_MANNERS.indexOf((scene as MoveCubeScene).manner),
 };
 
+/** The cube rests on a target when its centre is this close to the target's, m (the task's success tolerance). */
+const ON_TARGET_M = 0.03;
+
+const videoPlaceOrder: PrivilegedTargets = {
+  // The cube (x, y, z), held, resting on one of the four targets, phase.
+  kinds: ["pos", "pos", "pos", "bin", "bin", "phase"],
+  at(world, scene, expert) {
+    const s = scene as VideoPlaceOrderScene;
+    const p = world.objectPose(s.cube).position;
+    const held = world.armNames.some((a) => world.heldObject(a) === s.cube);
+    const onTarget = !held && s.targets.some((t) => distXy(t, p) <= ON_TARGET_M);
+    const phase = expert ? (expert as ReactiveGoalsExpert).stageNow(world) : -1;
+    return [p[0], p[1], p[2], held ? 1 : 0, onTarget ? 1 : 0, phase];
+  },
+  // The target the asked visit of the video went to.
+  answer: (scene) => {
+    const s = scene as VideoPlaceOrderScene;
+    return s.visits[s.ordinal]!;
+  },
+};
+
 const TARGETS: Record<string, PrivilegedTargets> = {
   "put-back-block": putBackBlock, "video-unmask": videoUnmask, "move-cube": moveCube,
+  "video-place-order": videoPlaceOrder,
 };
 
 /** The privileged targets of `task`; an error names the tasks that have them. */
