@@ -38,10 +38,15 @@ need_module() { # <python module> <Debian package>
 need_command() { # <command> <Debian package>
   command -v "$1" > /dev/null || missing+=("$2")
 }
+need_library() { # <shared library> <Debian package>
+  /sbin/ldconfig -p | grep -q "$1" || missing+=("$2")
+}
 
 need_module h5py python3-h5py
 need_module PIL python3-pil
 need_module torch python3-torch
+# Debian's torch multiplies through the system BLAS: the reference one is several times slower at training.
+need_library libopenblas.so.0 libopenblas0-pthread
 need_module websockets python3-websockets
 need_module msgpack python3-msgpack
 need_module onnx python3-onnx
