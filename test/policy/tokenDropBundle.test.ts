@@ -35,7 +35,7 @@ test("a tokendrop manifest names what its memory section lacks or gets wrong", (
       ["no tokendrop section", (y) => y.replace(/  tokendrop:\n(    .*\n)+/, ""),
         /memory: memory\.strategy tokendrop needs memory\.tokendrop: \{stride, kept, grid, cameras\}/],
       ["a camera the policy lacks", (y) => y.replace("cameras: [exterior_left]\n", "cameras: [front]\n"),
-        /memory\.tokendrop\.cameras\.0: "front" is not one of the policy's cameras \(exterior_left, wrist\)/],
+        /memory\.tokendrop\.cameras\[0\]: "front" is not one of the policy's cameras \(exterior_left, wrist\)/],
       ["a grid that cuts pixels", (y) => y.replace("    grid: 8\n", "    grid: 7\n"),
         /memory\.tokendrop\.grid: 7 does not divide the 128x96 image into whole patches/],
       ["a frame strategy over token inputs", (y) => y.replace("strategy: tokendrop\n", "strategy: framesamp\n"),
@@ -88,7 +88,7 @@ test("a tokendrop bundle runs a Move Cube episode prompted by the twin's demonst
     assert.equal(records.length, 1);
     assert.notEqual(records[0], "fault", JSON.stringify(summary));
     const events = readFileSync(join(out, "events.jsonl"), "utf8");
-    assert.match(events, /"event":"demonstration"/);
+    assert.match(events, /"event":"demonstration_end","source":"twin","frames":[1-9]\d*,/);
   } finally {
     rmSync(out, { recursive: true, force: true });
   }

@@ -12,7 +12,7 @@
 #   ONLY=vu- bash training/mem0_tiny/evaluate.sh        # only the rows whose name starts with vu- (Video Unmask)
 # The vu- rows: the FrameSamp bundle of Video Unmask, the same recipe without history, with RoboMME's TokenDrop
 # (ablations/tokendrop) and with Mem-0's anchor + window (ablations/mem0, for reference); the mc- rows: the same
-# four for Move Cube. On
+# four for Move Cube; the vpo- rows: FrameSamp, no history and TokenDrop for Video Place Order. On
 # the Franka twin, each episode prompted by the twin's demonstration on its own scene (launch/sim-franka-video.yaml).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -35,7 +35,10 @@ vu-tokendrop|launch/sim-franka-video.yaml|policies/framesamp-tiny-unmask/ablatio
 mc-framesamp|launch/sim-franka-video.yaml|policies/framesamp-tiny-move|move-cube|$EPISODES
 mc-no-history|launch/sim-franka-video.yaml|policies/framesamp-tiny-move/ablations/no-history|move-cube|$EPISODES
 mc-mem0|launch/sim-franka-video.yaml|policies/framesamp-tiny-move/ablations/mem0|move-cube|$EPISODES
-mc-tokendrop|launch/sim-franka-video.yaml|policies/framesamp-tiny-move/ablations/tokendrop|move-cube|$EPISODES"
+mc-tokendrop|launch/sim-franka-video.yaml|policies/framesamp-tiny-move/ablations/tokendrop|move-cube|$EPISODES
+vpo-framesamp|launch/sim-franka-video.yaml|policies/framesamp-tiny-order|video-place-order|$EPISODES
+vpo-no-history|launch/sim-franka-video.yaml|policies/framesamp-tiny-order/ablations/no-history|video-place-order|$EPISODES
+vpo-tokendrop|launch/sim-franka-video.yaml|policies/framesamp-tiny-order/ablations/tokendrop|video-place-order|$EPISODES"
 ONLY=${ONLY:-}
 
 if [ "${1:-}" != "table" ]; then
@@ -54,7 +57,8 @@ f = lambda x: "-" if x is None else f"{x:.2f}"
 print("| run | policy | task | successes | rate | Wilson 95 % | storage | update | compression | classifier P / R | tick p50 / p99 ms |")
 print("|---|---|---|---|---|---|---|---|---|---|---|")
 for name in ["pbb-full", "pbb-no-anchor", "pbb-no-window", "vu-framesamp", "vu-no-history", "vu-tokendrop", "vu-mem0",
-             "mc-framesamp", "mc-no-history", "mc-tokendrop", "mc-mem0"]:
+             "mc-framesamp", "mc-no-history", "mc-tokendrop", "mc-mem0", "vpo-framesamp", "vpo-no-history",
+             "vpo-tokendrop"]:
     path = os.path.join(out, name, "summary.json")
     if not os.path.exists(path):
         continue
