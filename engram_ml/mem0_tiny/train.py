@@ -428,10 +428,11 @@ def train_policy(args: argparse.Namespace) -> None:
         t0 = time.time()
         reads, patches = token_reads(data, tokendrop, args.token_views, model.memory.pool)
         print(f"tokendrop reads: {reads.mask.shape[0]} reads in {time.time() - t0:.0f} s", flush=True)
-    while time.time() - start < args.minutes * 60:
-        frac = (time.time() - start) / (args.minutes * 60)
+    # A step budget makes the run the same however loaded the machine is; else the wall-clock budget.
+    progress = (lambda: step / args.steps) if args.steps else (lambda: (time.time() - start) / (args.minutes * 60))
+    while progress() < 1:
         for g in opt.param_groups:
-            g["lr"] = args.lr * 0.5 * (1 + np.cos(np.pi * frac))
+            g["lr"] = args.lr * 0.5 * (1 + np.cos(np.pi * progress()))
         idx = data.execution[torch.randint(0, data.execution.shape[0], (args.batch,))]
         fuse = lambda i: model.encoder.fused(feats[i], state_n[i])
         B = idx.shape[0]
@@ -560,6 +561,7 @@ def build_parser(prog: Optional[str] = None) -> argparse.ArgumentParser:
         help="vocabulary.json (default: the one in the first --data folder; collect.ts writes it)",
     )
     p.add_argument("--minutes", type=float, default=10.0, help="wall-clock training budget (default 10)")
+    p.add_argument("--steps", type=int, default=0, help="a step budget instead of --minutes (default 0: minutes)")
     p.add_argument("--batch", type=int, default=64, help="positions per step (default 64)")
     p.add_argument("--lr", type=float, default=1e-3, help="peak learning rate, cosine-decayed (default 1e-3)")
     p.add_argument("--window", type=int, default=8, help="sliding window size K (default 8)")
