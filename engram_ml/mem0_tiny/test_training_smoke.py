@@ -151,14 +151,19 @@ def test_video_data_keeps_the_demonstration_out_of_the_labels_and_in_framesamp_m
     assert d.phase()[:30].tolist() == [0] * 30  # a demonstration's -1 is clamped (its frames are never sampled)
 
 
+def _video_policy_args(tmp_path: Path) -> list:
+    """Two video episodes and a perception trained on them (tmp_path/p.pt); `train policy`'s arguments on them."""
+    folder = tmp_path / "video"
+    _video_episodes(folder, [40, 45], demo=30)
+    fast = ["--minutes", "0.005", "--batch", "4"]
+    train.main(["perception", "--data", str(folder), "--out", str(tmp_path / "p.pt"), "--bin-weight", "1", *fast])
+    return ["policy", "--data", str(folder), "--perception", str(tmp_path / "p.pt"), *fast]
+
+
 def test_a_framesamp_policy_for_the_franka_exports_its_strategy_cameras_and_layout(tmp_path: Path) -> None:
     pytest.importorskip("onnx", reason="export writes ONNX (apt: python3-onnx)")
-    data = tmp_path / "video"
-    _video_episodes(data, [40, 45], demo=30)
-    fast = ["--minutes", "0.005", "--batch", "4"]
-    train.main(["perception", "--data", str(data), "--out", str(tmp_path / "p.pt"), "--bin-weight", "1", *fast])
+    policy = [*_video_policy_args(tmp_path), "--window", "8"]
     assert load_checkpoint(str(tmp_path / "p.pt"))["dims"]["aux_dim"] == 5
-    policy = ["policy", "--data", str(data), "--perception", str(tmp_path / "p.pt"), "--window", "8", *fast]
     train.main([*policy, "--out", str(tmp_path / "fs.pt"), "--memory", "framesamp"])
     ckpt = load_checkpoint(str(tmp_path / "fs.pt"))
     assert ckpt["memory_strategy"] == "framesamp" and ckpt["ablation"]["anchor"] is False
@@ -201,11 +206,7 @@ def test_a_tokendrop_policy_exports_the_token_memory_module(tmp_path: Path) -> N
     pytest.importorskip("onnx", reason="export writes ONNX (apt: python3-onnx)")
     import onnx
 
-    folder = tmp_path / "video"
-    _video_episodes(folder, [40, 45], demo=30)
-    fast = ["--minutes", "0.005", "--batch", "4"]
-    train.main(["perception", "--data", str(folder), "--out", str(tmp_path / "p.pt"), "--bin-weight", "1", *fast])
-    policy = ["policy", "--data", str(folder), "--perception", str(tmp_path / "p.pt"), *fast]
+    policy = _video_policy_args(tmp_path)
     with pytest.raises(SystemExit, match="--token-grid 8 --token-pool 4: a 32x24 image"):
         train.main([*policy, "--out", str(tmp_path / "td.pt"), "--memory", "tokendrop", "--window", "16"])
     token = ["--memory", "tokendrop", "--window", "16", "--token-grid", "2", "--token-kept", "64"]

@@ -14,7 +14,7 @@ import type { TaskScene } from "../../src/sim/tasks/types.js";
 import type { MoveCubeScene } from "../../src/sim/tasks/move-cube.js";
 import type { VideoPlaceOrderScene } from "../../src/sim/tasks/video-place-order.js";
 import type { VideoUnmaskScene } from "../../src/sim/tasks/video-unmask.js";
-import type { SimWorldApi } from "../../src/sim/world/types.js";
+import type { ObjectId, SimWorldApi, Vec3 } from "../../src/sim/world/types.js";
 import { MOVE_MANNERS } from "../../src/task/move-cube.js";
 import { UNMASK_COLOURS } from "../../src/task/video-unmask.js";
 
@@ -62,6 +62,16 @@ const videoUnmask: PrivilegedTargets = {
   },
 };
 
+/** One cube's targets (kinds pos x3, bin, bin, phase): where it is, held, the task's `flag`, the oracle's stage. */
+function oneCube(
+  world: SimWorldApi, cube: ObjectId, expert: ReactiveExpert | null, flag: (p: Vec3, held: boolean) => boolean,
+): number[] {
+  const p = world.objectPose(cube).position;
+  const held = world.armNames.some((a) => world.heldObject(a) === cube);
+  const phase = expert ? (expert as ReactiveGoalsExpert).stageNow(world) : -1;
+  return [p[0], p[1], p[2], held ? 1 : 0, flag(p, held) ? 1 : 0, phase];
+}
+
 /** The cube counts as up (carried, not pushed) this far above where it rested at the start, m. */
 const UP_M = 0.015;
 
@@ -70,10 +80,7 @@ const moveCube: PrivilegedTargets = {
   kinds: ["pos", "pos", "pos", "bin", "bin", "phase"],
   at(world, scene, expert) {
     const s = scene as MoveCubeScene;
-    const p = world.objectPose(s.cube).position;
-    const held = world.armNames.some((a) => world.heldObject(a) === s.cube);
-    const phase = expert ? (expert as ReactiveGoalsExpert).stageNow(world) : -1;
-    return [p[0], p[1], p[2], held ? 1 : 0, p[2] - s.start[2] > UP_M ? 1 : 0, phase];
+    return oneCube(world, s.cube, expert, (p) => p[2] - s.start[2] > UP_M);
   },
   // The demonstrated manner.
   answer: (scene) => MOVE_MANNERS.indexOf((scene as MoveCubeScene).manner),
@@ -87,11 +94,7 @@ const videoPlaceOrder: PrivilegedTargets = {
   kinds: ["pos", "pos", "pos", "bin", "bin", "phase"],
   at(world, scene, expert) {
     const s = scene as VideoPlaceOrderScene;
-    const p = world.objectPose(s.cube).position;
-    const held = world.armNames.some((a) => world.heldObject(a) === s.cube);
-    const onTarget = !held && s.targets.some((t) => distXy(t, p) <= ON_TARGET_M);
-    const phase = expert ? (expert as ReactiveGoalsExpert).stageNow(world) : -1;
-    return [p[0], p[1], p[2], held ? 1 : 0, onTarget ? 1 : 0, phase];
+    return oneCube(world, s.cube, expert, (p, held) => !held && s.targets.some((t) => distXy(t, p) <= ON_TARGET_M));
   },
   // The target the asked visit of the video went to.
   answer: (scene) => {
