@@ -26,8 +26,11 @@ const BUNDLES = process.env.MEM0_TINY_BUNDLE
   : [
     "policies/mem0-tiny", "policies/mem0-tiny/ablations/no-anchor", "policies/mem0-tiny/ablations/no-window",
     "policies/framesamp-tiny-unmask", "policies/framesamp-tiny-unmask/ablations/no-history",
-    "policies/framesamp-tiny-unmask/ablations/mem0", "policies/framesamp-tiny-move",
-    "policies/framesamp-tiny-move/ablations/no-history", "policies/framesamp-tiny-move/ablations/mem0",
+    "policies/framesamp-tiny-unmask/ablations/mem0", "policies/framesamp-tiny-unmask/ablations/tokendrop",
+    "policies/framesamp-tiny-move", "policies/framesamp-tiny-move/ablations/no-history",
+    "policies/framesamp-tiny-move/ablations/mem0", "policies/framesamp-tiny-move/ablations/tokendrop",
+    "policies/framesamp-tiny-order", "policies/framesamp-tiny-order/ablations/no-history",
+    "policies/framesamp-tiny-order/ablations/tokendrop",
   ];
 const TOL = 1e-4;
 
