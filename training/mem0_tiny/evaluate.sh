@@ -12,7 +12,7 @@
 #   ONLY=vu- bash training/mem0_tiny/evaluate.sh        # only the rows whose name starts with vu- (Video Unmask)
 # The vu- rows: the FrameSamp bundle of Video Unmask, the same recipe without history, with RoboMME's TokenDrop
 # (ablations/tokendrop) and with Mem-0's anchor + window (ablations/mem0, for reference); the mc- rows: the same
-# four for Move Cube; the vpo- rows: FrameSamp, no history and TokenDrop for Video Place Order. On
+# four for Move Cube and for Video Place Order (vpo-). On
 # the Franka twin, each episode prompted by the twin's demonstration on its own scene (launch/sim-franka-video.yaml).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -38,7 +38,8 @@ mc-mem0|launch/sim-franka-video.yaml|policies/framesamp-tiny-move/ablations/mem0
 mc-tokendrop|launch/sim-franka-video.yaml|policies/framesamp-tiny-move/ablations/tokendrop|move-cube|$EPISODES
 vpo-framesamp|launch/sim-franka-video.yaml|policies/framesamp-tiny-order|video-place-order|$EPISODES
 vpo-no-history|launch/sim-franka-video.yaml|policies/framesamp-tiny-order/ablations/no-history|video-place-order|$EPISODES
-vpo-tokendrop|launch/sim-franka-video.yaml|policies/framesamp-tiny-order/ablations/tokendrop|video-place-order|$EPISODES"
+vpo-tokendrop|launch/sim-franka-video.yaml|policies/framesamp-tiny-order/ablations/tokendrop|video-place-order|$EPISODES
+vpo-mem0|launch/sim-franka-video.yaml|policies/framesamp-tiny-order/ablations/mem0|video-place-order|$EPISODES"
 ONLY=${ONLY:-}
 
 if [ "${1:-}" != "table" ]; then
@@ -58,7 +59,7 @@ print("| run | policy | task | successes | rate | Wilson 95 % | storage | update
 print("|---|---|---|---|---|---|---|---|---|---|---|")
 for name in ["pbb-full", "pbb-no-anchor", "pbb-no-window", "vu-framesamp", "vu-no-history", "vu-tokendrop", "vu-mem0",
              "mc-framesamp", "mc-no-history", "mc-tokendrop", "mc-mem0", "vpo-framesamp", "vpo-no-history",
-             "vpo-tokendrop"]:
+             "vpo-tokendrop", "vpo-mem0"]:
     path = os.path.join(out, name, "summary.json")
     if not os.path.exists(path):
         continue
