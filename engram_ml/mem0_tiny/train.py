@@ -358,9 +358,8 @@ def train_policy(args: argparse.Namespace) -> None:
     strategy = args.memory
     tokendrop = dict(budget=args.window, stride=args.token_stride, kept=args.token_kept, grid=args.token_grid)
     patch = (data.height // args.token_grid, data.width // args.token_grid)
-    if strategy == "tokendrop" and (
-        data.height % args.token_grid or data.width % args.token_grid or patch[0] % args.token_pool or patch[1] % args.token_pool
-    ):
+    whole = not (data.height % args.token_grid or data.width % args.token_grid)
+    if strategy == "tokendrop" and not (whole and patch[0] % args.token_pool == 0 and patch[1] % args.token_pool == 0):
         raise SystemExit(
             f"--token-grid {args.token_grid} --token-pool {args.token_pool}: a {data.width}x{data.height} image must cut"
             f" into whole patches of whole {args.token_pool}x{args.token_pool} cells"
@@ -442,7 +441,8 @@ def train_policy(args: argparse.Namespace) -> None:
             r = reads.read_of_frame[idx]
             read = patches[reads.frame[r], reads.patch[r]]  # [B, N, cells], pooled
             per_view = args.token_grid**2
-            positions = torch.stack([reads.step[r], (reads.patch[r] // per_view).float(), (reads.patch[r] % per_view).float()], -1)
+            view, patch = (reads.patch[r] // per_view).float(), (reads.patch[r] % per_view).float()
+            positions = torch.stack([reads.step[r], view, patch], -1)
             now = (idx - data.seg_start[idx]).float().unsqueeze(1)  # the history step (the runtime's)
             summary = model.memory.read(current, read, positions, reads.mask[r], now, text)
         else:

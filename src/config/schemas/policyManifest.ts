@@ -52,7 +52,9 @@ export const MODEL_ROLES = {
  * patch pixels, `token_positions` [1, N, 3] as history step, view, patch; `token_mask` [1, N]), the
  * current history `step` [1, 1] and the text feature.
  */
-export const TOKEN_MEMORY_INPUTS = ["current", "token_pixels", "token_positions", "token_mask", "step", "text"] as const;
+export const TOKEN_MEMORY_INPUTS = [
+  "current", "token_pixels", "token_positions", "token_mask", "step", "text",
+] as const;
 
 /** memory.onnx's entry: either role set (the manifest check asks for the one its strategy reads). */
 function memoryModel() {
@@ -146,7 +148,8 @@ export const policyManifestSchema = z.object({
     strategy: z.enum(["mem0", "framesamp", "tokendrop", "none"]).optional(),
     /** The slots memory.onnx reads: frames, or TokenDrop's token budget. */
     window: intIn(1, 1024),
-    /** TokenDrop's scoring (with strategy tokendrop): every `stride` steps, a heap of `kept`, `grid` x `grid` patches of `cameras`. */
+    /** TokenDrop's scoring (strategy tokendrop): every `stride` steps, a heap of `kept`, `grid` x `grid` patches of
+     * `cameras`. */
     tokendrop: z.object({
       stride: intIn(1, 1000),
       kept: intIn(1, 1_000_000),

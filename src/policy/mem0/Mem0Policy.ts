@@ -164,7 +164,8 @@ export class Mem0Policy implements Policy {
   async observeHistory(frames: readonly { feature: Float32Array; embedding?: Float32Array }[]): Promise<void> {
     if (this.last) throw new Error(`${this.where}: observeHistory() after the episode's first tick (step ${this.step})`);
     if (this.memory.readsViews && frames.length > 0) {
-      throw new Error(`${this.where}: memory.strategy tokendrop scores camera pixels; stored sessions keep features only`);
+      const why = "memory.strategy tokendrop scores camera pixels; stored sessions keep features only";
+      throw new Error(`${this.where}: ${why}`);
     }
     for (const { feature, embedding } of frames) {
       this.emitOps(this.memory.write(feature, this.step, { stampNs: 0n, embedding, history: true }));
@@ -199,7 +200,8 @@ export class Mem0Policy implements Policy {
     const { summary } = mem.tokens
       ? await this.run("memory", {
         current, token_pixels: f32(mem.tokens.features, [1, K, mem.tokens.dim]),
-        token_positions: f32(Float32Array.from(mem.tokens.positions), [1, K, 3]), token_mask: f32(mem.tokens.mask, [1, K]),
+        token_positions: f32(Float32Array.from(mem.tokens.positions), [1, K, 3]),
+        token_mask: f32(mem.tokens.mask, [1, K]),
         step: f32(Float32Array.of(this.step), [1, 1]), text,
       })
       : await this.run("memory", {
@@ -243,7 +245,8 @@ export class Mem0Policy implements Policy {
   private metaOf(obs: PreparedObservation, history: boolean): FrameMeta {
     if (this.memory.readsViews) {
       const { width, height } = this.m.image;
-      const views = this.m.memory.tokendrop!.cameras.map((cam) => ({ width, height, channels: 3, data: obs.images[cam]! }));
+      const views = this.m.memory.tokendrop!.cameras
+        .map((cam) => ({ width, height, channels: 3, data: obs.images[cam]! }));
       return { stampNs: obs.stampNs, history, views };
     }
     if (!this.memory.readsEmbedding) return { stampNs: obs.stampNs, history };

@@ -61,8 +61,9 @@ export function expectedShapes(m: PolicyManifest): Record<ModelKey, Record<strin
       state: [B, S], tokens: [B, d("L", m.tokenizer.max_length)], image_feature: [B, F], text_feature: [B, F],
     },
     memory: {
-      current: [B, F], window: [B, K, F], window_mask: [B, K], anchor: [B, d("1", 1), F], anchor_mask: [B, d("1", 1)], text: [B, F],
-      token_pixels: [B, K, D], token_positions: [B, K, d("3", 3)], token_mask: [B, K], step: [B, d("1", 1)], summary: [B, T, F],
+      current: [B, F], window: [B, K, F], window_mask: [B, K], anchor: [B, d("1", 1), F], anchor_mask: [B, d("1", 1)],
+      text: [B, F], token_pixels: [B, K, D], token_positions: [B, K, d("3", 3)], token_mask: [B, K],
+      step: [B, d("1", 1)], summary: [B, T, F],
     },
     classifier: { summary: [B, T, F], logit: [B, d("1", 1)] },
     action_head: { noisy_actions: [B, Hz, A], tau: [B, d("1", 1)], state: [B, S], summary: [B, T, F], velocity: [B, Hz, A] },
@@ -124,17 +125,20 @@ function memoryIssues(loaded: LoadedManifest): ConfigIssue[] {
   const declared = declaredRoles(m.models.memory.inputs).map(([role]) => role);
   const missing = roles.filter((r) => !declared.includes(r)), extra = declared.filter((r) => !roles.includes(r));
   if (missing.length > 0 || extra.length > 0) {
-    const wrong = [missing.length > 0 ? `missing ${missing.join(", ")}` : "", extra.length > 0 ? `not its roles: ${extra.join(", ")}` : ""];
-    at(["models", "memory", "inputs"], `memory.strategy ${strategy} reads ${roles.join(", ")} (${wrong.filter(Boolean).join("; ")})`);
+    const wrong = [missing.length > 0 ? `missing ${missing.join(", ")}` : "",
+      extra.length > 0 ? `not its roles: ${extra.join(", ")}` : ""].filter(Boolean).join("; ");
+    at(["models", "memory", "inputs"], `memory.strategy ${strategy} reads ${roles.join(", ")} (${wrong})`);
   }
   const td = m.memory.tokendrop;
   if (tokens && !td) at(["memory"], "memory.strategy tokendrop needs memory.tokendrop: {stride, kept, grid, cameras}");
   if (td && !tokens) at(["memory", "tokendrop"], `only with memory.strategy tokendrop, found ${strategy}`);
   if (td && (m.image.width % td.grid !== 0 || m.image.height % td.grid !== 0)) {
-    at(["memory", "tokendrop", "grid"], `${td.grid} does not divide the ${m.image.width}x${m.image.height} image into whole patches`);
+    const image = `${m.image.width}x${m.image.height}`;
+    at(["memory", "tokendrop", "grid"], `${td.grid} does not divide the ${image} image into whole patches`);
   }
   td?.cameras.forEach((cam, i) => {
-    if (!m.cameras.includes(cam)) at(["memory", "tokendrop", "cameras", i], `"${cam}" is not one of the policy's cameras (${m.cameras.join(", ")})`);
+    if (m.cameras.includes(cam)) return;
+    at(["memory", "tokendrop", "cameras", i], `"${cam}" is not one of the policy's cameras (${m.cameras.join(", ")})`);
   });
   return problems;
 }

@@ -26,7 +26,8 @@ export function mem0MemorySpec(
 ): MemorySpec {
   const strategy = choice?.strategy ?? memory.strategy ?? "mem0";
   if (memory.strategy === "tokendrop" && strategy !== "tokendrop") {
-    throw new Error(`memory.strategy ${strategy}: ${where} memory.onnx reads TokenDrop's patch tokens, not a window of features`);
+    const reads = "memory.onnx reads TokenDrop's patch tokens, not a window of features";
+    throw new Error(`memory.strategy ${strategy}: ${where} ${reads}`);
   }
   switch (strategy) {
     case "mem0": {
@@ -54,11 +55,13 @@ export function mem0MemorySpec(
         throw new Error(`memory.strategy tokendrop: ${where} memory.onnx reads a window of K=${memory.window} features, `
           + "not patch tokens (this bundle runs mem0, framesamp or none)");
       }
-      const spec = { kind: "tokendrop" as const, budget: memory.window, stride: td.stride, kept: td.kept, grid: td.grid };
+      const { stride, kept, grid } = td;
+      const spec = { kind: "tokendrop" as const, budget: memory.window, stride, kept, grid };
       if (choice?.strategy === "tokendrop") {
         for (const key of ["budget", "stride", "kept", "grid"] as const) {
           if (choice[key] !== spec[key]) {
-            throw new Error(`memory.${key} ${choice[key]}: ${where} memory.onnx was trained on TokenDrop's ${key} ${spec[key]}`);
+            const trained = `memory.onnx was trained on TokenDrop's ${key} ${spec[key]}`;
+            throw new Error(`memory.${key} ${choice[key]}: ${where} ${trained}`);
           }
         }
       }
