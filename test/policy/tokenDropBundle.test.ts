@@ -68,7 +68,8 @@ test("a tokendrop policy refuses stored sessions: they keep features, not pixels
   const robot = loadRobotProfile("robots/franka-droid.yaml").profile;
   const policy = await loadMem0Policy(BUNDLE, { robot, log: () => {} });
   try {
-    await policy.reset({ task: "move-cube", episode: 0, seed: 1, instruction: "x", complexity: "M(1)" }).catch(() => {});
+    const instruction = "watch the video carefully, then move the cube to the target in the same manner as before";
+    await policy.reset({ task: "move-cube", episode: 0, seed: 1, instruction, complexity: "M(1)" });
     await assert.rejects(policy.observeHistory([{ feature: new Float32Array(64) }]),
       /memory\.strategy tokendrop scores camera pixels; stored sessions keep features only/);
   } finally {

@@ -24,13 +24,15 @@ const normStatsSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("none") }).strict(),
 ]);
 
+/** SHA-256 of a model file (64 lowercase hex digits): a bundle loads only the weights it was written with. */
+const sha256Field = z.string().regex(/^[0-9a-f]{64}$/, "expected the file's SHA-256 as 64 lowercase hex digits").optional();
+
 function model<I extends string, O extends string>(inputs: readonly [I, ...I[]], outputs: readonly [O, ...O[]]) {
   const record = <K extends string>(keys: readonly [K, ...K[]]) =>
     z.object(Object.fromEntries(keys.map((k) => [k, tensorSpecSchema])) as Record<K, typeof tensorSpecSchema>).strict();
   return z.object({
     file: z.string().min(1),
-    /** SHA-256 of the file (64 lowercase hex digits): a bundle loads only the weights it was written with. */
-    sha256: z.string().regex(/^[0-9a-f]{64}$/, "expected the file's SHA-256 as 64 lowercase hex digits").optional(),
+    sha256: sha256Field,
     inputs: record(inputs),
     outputs: record(outputs),
   }).strict();
@@ -61,7 +63,7 @@ function memoryModel() {
   const roles = [...new Set([...MODEL_ROLES.memory.inputs, ...TOKEN_MEMORY_INPUTS])];
   return z.object({
     file: z.string().min(1),
-    sha256: z.string().regex(/^[0-9a-f]{64}$/, "expected the file's SHA-256 as 64 lowercase hex digits").optional(),
+    sha256: sha256Field,
     inputs: z.object(Object.fromEntries(roles.map((k) => [k, tensorSpecSchema.optional()]))).strict(),
     outputs: z.object({ summary: tensorSpecSchema }).strict(),
   }).strict();
