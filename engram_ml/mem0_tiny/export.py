@@ -130,7 +130,9 @@ def pin_models(m: Dict[str, Any], out: str) -> Dict[str, Any]:
     return m
 
 
-def manifest(name: str, d: Dims, ckpt: Dict[str, Any], noise_scale: float) -> Dict[str, Any]:
+def manifest(
+    name: str, d: Dims, ckpt: Dict[str, Any], noise_scale: float, switch_count: int = SWITCH_COUNT
+) -> Dict[str, Any]:
     """policy.yaml's content for a checkpoint (models not yet pinned: pin_models)."""
     st = ckpt["stats"]
     dims = list(range(d.state_dim))
@@ -183,7 +185,7 @@ def manifest(name: str, d: Dims, ckpt: Dict[str, Any], noise_scale: float) -> Di
             **({"strategy": ckpt["memory_strategy"]} if ckpt.get("memory_strategy", "mem0") != "mem0" else {}),
             **({"tokendrop": tokendrop_section(ckpt)} if d.token_dim else {}),
         },
-        "classifier": {"threshold": THRESHOLD, "switch_count": SWITCH_COUNT},
+        "classifier": {"threshold": THRESHOLD, "switch_count": switch_count},
         "models": {
             "encoder": {
                 "file": "encoder.onnx",
@@ -400,11 +402,19 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> No
         default=1.0,
         help="manifest flow_noise_scale: scale of the sampler's starting noise (default 1; shipped: 0)",
     )
+    ap.add_argument(
+        "--switch-count",
+        type=int,
+        default=SWITCH_COUNT,
+        help=f"manifest classifier.switch_count: positive ticks that declare a subtask end (default {SWITCH_COUNT})",
+    )
     args = ap.parse_args(argv)
+    if args.switch_count < 1:
+        raise SystemExit(f"export: --switch-count must be at least 1, got {args.switch_count}")
     ckpt, d, model = load(args.checkpoint)
     os.makedirs(args.out, exist_ok=True)
     export_onnx(model, d, args.out)
-    m = pin_models(manifest(args.name, d, ckpt, args.noise_scale), args.out)
+    m = pin_models(manifest(args.name, d, ckpt, args.noise_scale, args.switch_count), args.out)
     tr = ckpt["train"]
     recipe = ckpt.get("recipe", "expert demonstrations: train end-to-end")
     seeds = f"seeds {min(tr['seeds'])}-{max(tr['seeds'])}"

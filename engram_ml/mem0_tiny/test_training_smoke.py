@@ -220,3 +220,66 @@ def test_a_tokendrop_policy_exports_the_token_memory_module(tmp_path: Path) -> N
     assert [i.name for i in memory.graph.input] == export.TOKEN_MEMORY_INPUTS
     parity = json.loads((tmp_path / "bundle" / "parity.json").read_text())
     assert len(parity["steps"]) == 10  # past the first score, at step 7
+
+
+def _mn_episode(folder: Path, name: str, outcome: str, rng) -> None:
+    """A 30-frame M(n) episode as collect.ts writes it: two runtime segments, true ends at frames 12 and 29 (last)."""
+    meta = {
+        "task": "press-button",
+        "tmc": "Mn",
+        "instruction": "put the block back",
+        "seed": 0,
+        "outcome": outcome,
+        "frames": 30,
+        "cameras": ["head", "left_wrist", "right_wrist"],
+        "width": W,
+        "height": H,
+        # The runtime declared the first end at frame 14, two frames after the true one.
+        "segments": [{"text": "press", "start": 0, "end": 14}, {"text": "put the block back", "start": 15, "end": 29}],
+        "subtask_end": [12],
+        "subtasks": ["press", "put the block back"],
+    }
+    aux = np.concatenate([rng.uniform(0.3, 0.7, (30, 3)), np.zeros((30, 1)), np.zeros((30, 1))], axis=1)
+    _write_collect_ts_episode(folder / name, meta, aux, S, rng)
+
+
+def test_mn_episodes_train_as_the_runtime_ran_them_with_true_end_labels(tmp_path: Path) -> None:
+    folder = tmp_path / "mn"
+    folder.mkdir()
+    (folder / "vocabulary.json").write_text(json.dumps(VOCAB))
+    rng = np.random.default_rng(3)
+    _mn_episode(folder, "a", "success", rng)
+    _mn_episode(folder, "b", "failure", rng)
+    d = train.Data([str(folder)], 4, load_images=False)
+    # The memory restarts where the runtime cleared it, each segment on the text the policy was told.
+    assert d.seg_start[:30].tolist() == [0] * 15 + [15] * 15 and d.seg_start[30:45].tolist() == [30] * 15
+    assert [d.instructions[i] for i in d.instruction[[0, 14, 15]].tolist()] == ["press", "press", "put the block back"]
+    anchor, window, mask, _ = d.memory_indices(torch.tensor([16]), "mem0")
+    assert anchor.item() == 15 and window[0][mask[0] > 0].tolist() == [15]
+    # Positives: the last 8 frames of each true subtask; the failed episode's unfinished last one has none.
+    assert torch.nonzero(d.end_label[:30]).flatten().tolist() == list(range(5, 13)) + list(range(22, 30))
+    assert torch.nonzero(d.end_label[30:]).flatten().tolist() == list(range(5, 13))
+    broken = json.loads((folder / "b.json").read_text())
+    broken["segments"][1]["start"] = 16
+    (folder / "b.json").write_text(json.dumps(broken))
+    with pytest.raises(SystemExit, match=r"b.json: segment 'put the block back' \[16, 29\]: expected one starting at frame 15"):
+        train.Data([str(folder)], 4, load_images=False)
+
+
+def test_planner_calls_from_runtime_episodes(tmp_path: Path) -> None:
+    from engram_ml.planner.from_collect import collect_calls
+
+    folder = tmp_path / "mn"
+    folder.mkdir()
+    rng = np.random.default_rng(4)
+    _mn_episode(folder, "a", "success", rng)
+    _mn_episode(folder, "b", "failure", rng)
+    vocabulary = ["press", "put the block back"]
+    calls = collect_calls([str(folder)], ["put the block back"], vocabulary, slots=2)
+    # Success: start, after press, done (its end image the last frame); failure: start and after press only.
+    assert calls["next"].tolist() == [0, 1, 2, 0, 1]
+    assert calls["key_mask"].tolist() == [[0, 0], [1, 0], [1, 1], [0, 0], [1, 0]]
+    images = np.load(folder / "a.images.npy")
+    assert (calls["key_images"][2, 1] == images[29, 0].transpose(2, 0, 1)).all()
+    assert (calls["key_images"][1, 0] == images[12, 0].transpose(2, 0, 1)).all()
+    assert (calls["initial_image"][3] == np.load(folder / "b.images.npy")[0, 0].transpose(2, 0, 1)).all()

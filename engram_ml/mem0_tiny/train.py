@@ -20,8 +20,10 @@ It made the shipped bundle (policies/mem0-tiny/README.md); training/mem0_tiny/da
   python -m engram_ml train probe --fit DIR --data HELDOUT_DIR --perception runs/staged/perception.pt
 
 Memory semantics as data.py documents them (Put Back Block is M(1): one segment per episode; the
-anchor is the first frame, the window the up-to-K frames before t). Classifier positives: the last 8
-frames of successful episodes.
+anchor is the first frame, the window the up-to-K frames before t). An M(n) episode is trained as the
+runtime ran it: the memory cleared after each declared end, each segment on the subtask text the
+policy was told (collect.ts `segments`). Classifier positives: the last 8 frames of each ground-truth
+subtask (`end_labels`).
 """
 
 import argparse
@@ -80,6 +82,35 @@ def normalize_images(u8: torch.Tensor) -> torch.Tensor:
     return (u8.float() / 127.5 - 1.0).movedim(-1, -3)
 
 
+def runtime_segments(meta: Dict, where: str) -> List[Tuple[str, int, int]]:
+    """[(text, start, end)] over every frame: an M(n) episode's segments as the runtime ran them (the memory
+    cleared at each declared end, the policy told each text); else one segment on the episode's instruction."""
+    T = meta["frames"]
+    if meta.get("tmc") != "Mn" or not meta.get("segments"):
+        return [(meta["instruction"], 0, T - 1)]
+    out = [(s["text"], int(s["start"]), int(s["end"])) for s in meta["segments"]]
+    expected = 0
+    for text, start, end in out:
+        if start != expected or end < start:
+            raise SystemExit(f"{where}: segment {text!r} [{start}, {end}]: expected one starting at frame {expected}")
+        expected = end + 1
+    if expected != T:
+        raise SystemExit(f"{where}: the segments cover frames 0-{expected - 1} of {T}")
+    return out
+
+
+def end_labels(meta: Dict) -> List[float]:
+    """Subtask-end classifier targets per frame (Mem-0's L_mem = END_FRAMES): positive on the last END_FRAMES
+    frames of each ground-truth subtask. An M(n) episode's ends are the twin's (`subtask_end`, whatever the
+    runtime declared), plus the episode's last frame when it succeeded (its last subtask ended the episode);
+    an M(1) episode has one subtask, ending with a success."""
+    T = meta["frames"]
+    ends = [int(e) for e in meta.get("subtask_end", [])] if meta.get("tmc") == "Mn" else []
+    if meta["outcome"] == "success":
+        ends.append(T - 1)
+    return [1.0 if any(e - END_FRAMES < t <= e for e in ends) else 0.0 for t in range(T)]
+
+
 class Data:
     """Every frame of every episode in `dirs` (collect.ts layout), flat, with per-frame memory indices.
     With `load_images` False the images stay on disk (`episode_images` reads one episode): the policy
@@ -103,15 +134,15 @@ class Data:
                 states.append(np.load(stem + ".state.npy"))
                 labels.append(np.load(stem + ".label.npy"))
                 aux.append(np.load(stem + ".aux.npy"))
-                seg_start += [offset] * T
                 demo = int(meta.get("demo_frames", 0))  # a demonstration prompt's frames come first: no labels
                 execution += [offset + t for t in range(demo, T)]
-                if meta["instruction"] not in self.instructions:
-                    self.instructions.append(meta["instruction"])
-                instruction += [self.instructions.index(meta["instruction"])] * T
+                for text, start, end in runtime_segments(meta, meta_path):
+                    if text not in self.instructions:
+                        self.instructions.append(text)
+                    seg_start += [offset + start] * (end - start + 1)
+                    instruction += [self.instructions.index(text)] * (end - start + 1)
                 answer += [-1 if meta.get("answer") is None else int(meta["answer"])] * T
-                success = meta["outcome"] == "success"
-                pos += [1.0 if success and t > T - 1 - END_FRAMES else 0.0 for t in range(T)]
+                pos += end_labels(meta)
                 metas.append(meta)
                 self.stems.append(stem)
                 offset += T
@@ -418,7 +449,7 @@ def train_policy(args: argparse.Namespace) -> None:
     params = [p for p in model.parameters() if p.requires_grad] + list(memory_aux.parameters())
     opt = torch.optim.AdamW(params, lr=args.lr, weight_decay=1e-4)
     pos = data.end_label.sum().item()
-    pos_weight = torch.tensor((data.n - pos) / max(pos, 1.0))
+    pos_weight = torch.tensor(args.pos_weight if args.pos_weight else (data.n - pos) / max(pos, 1.0))
     prior = init["train"] if init else {"steps": 0, "seconds": 0.0, "cpu_seconds": 0.0, "log": []}
     log = list(prior["log"])
     start, cpu0, step = time.time(), time.process_time(), 0
@@ -568,6 +599,12 @@ def build_parser(prog: Optional[str] = None) -> argparse.ArgumentParser:
     p.add_argument("--hidden", type=int, default=256, help="width of the action head's MLP (default 256)")
     p.add_argument("--flow-samples", type=int, default=4, help="(tau, noise) draws per position (default 4)")
     p.add_argument("--cls-weight", type=float, default=0.5, help="weight of the classifier loss (default 0.5)")
+    p.add_argument(
+        "--pos-weight",
+        type=float,
+        default=0.0,
+        help="weight of the classifier's positive class (Mem-0: 10; default 0: negatives / positives)",
+    )
     p.add_argument(
         "--memory-aux",
         type=float,

@@ -15,7 +15,11 @@
  *   label.npy float32 [T, H, D] (the oracle's chunk, absolute, policy layout; a demonstration frame's holds its state)
  *   aux.npy float32 [T, A] (privileged targets, columns as json aux_kinds)
  *   json: { task, tmc, instruction, seed, outcome, frames, demo_frames, cameras, width, height, layout, control_hz,
- *           aux_kinds, answer, segments: [], subtask_end: [], beta, policy }
+ *           aux_kinds, answer, segments, subtask_end, subtasks, beta, policy }
+ * On an M(n) task (tmc "Mn") `segments` are what the runtime did: [{ text, start, end }], a new one
+ * after each declared end (the memory was cleared) or instruction change, and `subtask_end` the ground
+ * truth: the frames where the twin's progress first shows a subtask done; `subtasks` is the twin's list for
+ * the scene (the correct plan, for the planner's data). M(1) tasks write all three empty.
  *
  * Run: npx tsx training/mem0_tiny/collect.ts --policy DIR --episodes N --seed S --beta B --out data/dagger --name it0
  *      [--task put-back-block --config launch/sim-x-one.yaml]
@@ -31,6 +35,7 @@ import type { ReactiveExpert } from "../../src/sim/expert/types.js";
 import { reactiveExpertOf } from "../../src/sim/expert/runExpertEpisode.js";
 import type { SimNode } from "../../src/sim/node/SimNode.js";
 import type { TaskDefinition, TaskScene } from "../../src/sim/tasks/index.js";
+import { getTaskSpec } from "../../src/task/registry.js";
 import { mulberry32 } from "../../src/task/rng.js";
 import { runTrial } from "../../src/app/runTrial.js";
 import type { Demonstrator } from "../../src/app/twinDemonstration.js";
@@ -40,6 +45,14 @@ import { npyBytes } from "./hdf5ToNpy.js";
 import { privilegedTargetsOf, type PrivilegedTargets } from "./privileged.js";
 
 interface Frame { images: Uint8Array; state: Float32Array; label: Float32Array; aux: Float32Array }
+
+/** What the runtime told the policy and when the twin saw subtasks end (M(n) episodes). */
+export interface SubtaskTrace {
+  segments: { text: string; start: number; end: number }[];
+  subtaskEnd: number[];
+  /** The twin's subtask list for the scene, in order (what a correct plan is). */
+  subtasks: string[];
+}
 
 /**
  * The task's demonstration expert, recording the privileged targets of its own world at each tick
@@ -71,10 +84,15 @@ class LabelingPolicy implements Policy {
   private episode: EpisodeInfo | null = null;
   private readonly rng: () => number;
   private latestLabel: Float64Array[] = [];
+  private instruction = "";
+  /** The runtime cleared the memory after the last frame (a declared subtask end). */
+  private cleared = true;
+  private trace: SubtaskTrace = { segments: [], subtaskEnd: [], subtasks: [] };
+  private subtasksDone = 0;
 
   constructor(private readonly inner: Policy, private readonly sim: SimNode, private readonly o: {
     beta: number; seed: number; layout: LayoutSpec; targets: PrivilegedTargets; demoTicks: number[][];
-    onEpisode: (e: EpisodeInfo, frames: Frame[], demoFrames: number, answer: number | null) => void;
+    onEpisode: (e: EpisodeInfo, frames: Frame[], demoFrames: number, answer: number | null, trace: SubtaskTrace) => void;
   }) {
     this.rng = mulberry32(o.seed ^ 0x5eed).next;
   }
@@ -87,6 +105,8 @@ class LabelingPolicy implements Policy {
     if (!e) throw new Error("collect: the sim has no episode at reset");
     this.expert = reactiveExpertOf(e.task, this.sim.world, e.scene, this.sim.world.profile);
     this.episode = episode;
+    this.instruction = episode.instruction; // what the policy holds until the runtime tells it a subtask
+    this.trace.subtasks = e.task.subtasks(e.scene);
     this.answer = this.o.targets.answer(e.scene);
     this.o.demoTicks.length = 0;
     await this.inner.reset(episode);
@@ -110,10 +130,14 @@ class LabelingPolicy implements Policy {
 
   resetSession(): Promise<void> { return this.inner.resetSession(); }
 
-  setInstruction(text: string): void { this.inner.setInstruction(text); }
+  setInstruction(text: string): void {
+    this.inner.setInstruction(text);
+    this.instruction = text;
+  }
 
   async observe(obs: PreparedObservation): Promise<ObserveResult> {
     const world = this.sim.world, expert = this.expert!;
+    this.traceFrame(this.frames.length);
     this.latestLabel = expert.chunk(world);
     const names = world.jointNames();
     const H = this.latestLabel.length, D = obs.state.length;
@@ -121,7 +145,20 @@ class LabelingPolicy implements Policy {
     this.latestLabel.forEach((t, k) => label.set(toPolicyVector(this.o.layout, names, t), k * D));
     const aux = Float32Array.from(this.o.targets.at(world, this.sim.episode!.scene, expert));
     this.frames.push({ images: imagesToBytes(obs, this.inner.spec.cameras), state: Float32Array.from(obs.state), label, aux });
-    return this.inner.observe(obs);
+    const result = await this.inner.observe(obs);
+    this.cleared = result.subtaskEnded;
+    return result;
+  }
+
+  /** Frame t's segment (a new one after a clear or a new instruction) and whether the twin now shows a subtask done. */
+  private traceFrame(t: number): void {
+    const { segments, subtaskEnd } = this.trace, last = segments[segments.length - 1];
+    if (!last || this.cleared || last.text !== this.instruction) segments.push({ text: this.instruction, start: t, end: t });
+    else last.end = t;
+    this.cleared = false;
+    const done = this.sim.episode!.subtasksDone;
+    if (done > this.subtasksDone) subtaskEnd.push(t);
+    this.subtasksDone = done;
   }
 
   async act(): Promise<ActionChunk> {
@@ -133,7 +170,10 @@ class LabelingPolicy implements Policy {
   }
 
   flush(): void {
-    if (this.episode && this.frames.length) this.o.onEpisode(this.episode, this.frames, this.demoFrames, this.answer);
+    if (this.episode && this.frames.length) this.o.onEpisode(this.episode, this.frames, this.demoFrames, this.answer, this.trace);
+    this.trace = { segments: [], subtaskEnd: [], subtasks: [] };
+    this.cleared = true;
+    this.subtasksDone = 0;
     this.frames = [];
     this.demoFrames = 0;
     this.episode = null;
@@ -191,7 +231,8 @@ async function main(): Promise<void> {
   writeFileSync(join(out, "vocabulary.json"), JSON.stringify({ max_length: 32, pad_id: 0, size: vocab.size, vocabulary: vocab.vocabulary }, null, 1) + "\n");
   const outcomes = new Map<number, string>();
   // Called when the next episode resets or the run ends: runTrial has reported the episode's outcome by then.
-  const write = (e: EpisodeInfo, frames: Frame[], spec: PolicySpec, demoFrames: number, answer: number | null) => {
+  const mn = getTaskSpec(task).tmc === "Mn";
+  const write = (e: EpisodeInfo, frames: Frame[], spec: PolicySpec, demoFrames: number, answer: number | null, trace: SubtaskTrace) => {
     const T = frames.length, C = spec.cameras.length, D = frames[0]!.state.length, { width, height } = spec.imageSize;
     const stem = join(out, `${name}-${e.seed}`);
     const label = stack(frames, "label") as Float32Array;
@@ -205,9 +246,11 @@ async function main(): Promise<void> {
     frames.forEach((f, t) => aux.set(f.aux.subarray(0, A), t * A));
     writeFileSync(`${stem}.aux.npy`, npyBytes(aux, [T, A]));
     writeFileSync(`${stem}.json`, JSON.stringify({
-      task: e.task, tmc: "M1", instruction: e.instruction, seed: e.seed, outcome: outcomes.get(e.seed) ?? "unknown", frames: T,
+      task: e.task, tmc: mn ? "Mn" : "M1", instruction: e.instruction, seed: e.seed, outcome: outcomes.get(e.seed) ?? "unknown", frames: T,
       demo_frames: demoFrames, cameras: spec.cameras, width, height, layout: spec.layout, control_hz: robot.profile.control_hz,
-      aux_kinds: targets.kinds, answer, segments: [], subtask_end: [], beta, policy: spec.name,
+      aux_kinds: targets.kinds, answer, segments: mn ? trace.segments : [], subtask_end: mn ? trace.subtaskEnd : [],
+      subtasks: mn ? trace.subtasks : [], beta,
+      policy: spec.name,
     }) + "\n");
   };
   let wrapper: LabelingPolicy | null = null;
@@ -219,7 +262,7 @@ async function main(): Promise<void> {
     wrapPolicy: (policy, sim) => {
       const w = new LabelingPolicy(policy, sim, {
         beta, seed, layout: getLayout(robot.profile, policy.spec.layout), targets, demoTicks,
-        onEpisode: (e, frames, demoFrames, answer) => write(e, frames, policy.spec, demoFrames, answer),
+        onEpisode: (e, frames, demoFrames, answer, trace) => write(e, frames, policy.spec, demoFrames, answer, trace),
       });
       wrapper = w;
       return w;

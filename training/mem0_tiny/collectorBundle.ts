@@ -5,10 +5,12 @@
  * vocabulary.json, so a trained policy tokenizes alike).
  *
  *   npx tsx training/mem0_tiny/collectorBundle.ts --task video-unmask --out data/video/collector-video-unmask \
- *     --cameras exterior_left,wrist --layout joint_8d --state-dim 8 [--size 128x96]
+ *     --cameras exterior_left,wrist --layout joint_8d --state-dim 8 [--size 128x96] [--planner training/planner/mn]
+ * `--planner` puts a trained planner's planner.onnx and section into it (M(n) tasks need one to run).
  */
 import { resolve } from "node:path";
 import { DEFAULT_INSTRUCTIONS, writeTestBundle } from "../../src/policy/mem0/testBundle.js";
+import { addPlannerFrom } from "../../src/policy/planner/testPlanner.js";
 import { getTaskSpec } from "../../src/task/registry.js";
 import { mulberry32 } from "../../src/task/rng.js";
 
@@ -32,7 +34,7 @@ function main(args: string[]): void {
     if (i >= 0 && args[i + 1] !== undefined) return args[i + 1]!;
     if (def === undefined) {
       throw new Error(`collectorBundle: --${name} is required (usage: collectorBundle.ts --task TASK --out DIR `
-        + "--cameras A,B --layout LAYOUT --state-dim N [--size WxH])");
+        + "--cameras A,B --layout LAYOUT --state-dim N [--size WxH] [--planner DIR])");
     }
     return def;
   };
@@ -46,7 +48,9 @@ function main(args: string[]): void {
     imageSize: { width: Number(size[1]), height: Number(size[2]) },
     dims: { cameras: flag("cameras").split(",").filter(Boolean), stateDim, actionDim: stateDim },
   });
-  process.stdout.write(`wrote ${out}/policy.yaml and its four ONNX files\n`);
+  const planner = flag("planner", "");
+  if (planner) addPlannerFrom(out, resolve(planner));
+  process.stdout.write(`wrote ${out}/policy.yaml and its ${planner ? "five" : "four"} ONNX files\n`);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {

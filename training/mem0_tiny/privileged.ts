@@ -103,9 +103,35 @@ const videoPlaceOrder: PrivilegedTargets = {
   },
 };
 
+/**
+ * The four M(n) tasks share one target set, so one perception serves them all: the current goal's object
+ * (a press's cap) and where it goes, whether an arm holds it, and the subtask stage. Each subtask is one
+ * goal of the task's ReactiveGoalsExpert, decided from the ground truth now. No answer: the memory is
+ * cleared at each subtask end, and what earlier subtasks showed is the planner's (its key memory).
+ */
+const mnGoal: PrivilegedTargets = {
+  kinds: ["pos", "pos", "pos", "pos", "pos", "pos", "bin", "phase"],
+  at(world, _scene, expert) {
+    const e = expert as ReactiveGoalsExpert;
+    const stage = e.stageNow(world);
+    const goal = e.goal(world, stage);
+    if (!goal) return [...Array(7).fill(NaN), stage];
+    if (goal.kind === "press") {
+      const cap = world.objectPose(goal.button.capId).position;
+      return [cap[0], cap[1], cap[2], ...goal.button.capTop, 0, stage];
+    }
+    const p = world.objectPose(goal.object).position;
+    const to = goal.kind === "lift" ? [p[0], p[1], goal.graspZ] : goal.restCentre;
+    const held = world.armNames.some((a) => world.heldObject(a) === goal.object);
+    return [p[0], p[1], p[2], to[0]!, to[1]!, to[2]!, held ? 1 : 0, stage];
+  },
+  answer: () => 0,
+};
+
 const TARGETS: Record<string, PrivilegedTargets> = {
   "put-back-block": putBackBlock, "video-unmask": videoUnmask, "move-cube": moveCube,
   "video-place-order": videoPlaceOrder,
+  "press-button": mnGoal, "cover-blocks": mnGoal, "blocks-ranking-try": mnGoal, "battery-try": mnGoal,
 };
 
 /** The privileged targets of `task`; an error names the tasks that have them. */

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# mem0-tiny on RMBench's four M(n) tasks (policies/mem0-tiny-mn/README.md): one bundle for Press Button, Cover
+# Blocks, Blocks Ranking Try and Battery Try on the X-One twin, with Mem-0's dual system: the execution module
+# (memory cleared at each subtask end, the classifier trained on the last 8 frames of each true subtask,
+# positive-class weight 10) and the learned planner (training/planner/mn), retrained on the end images the
+# runtime's episodes reach. Not run by CI; data, checkpoints and runs stay under $ROOT (git-ignored).
+#   STAGE=data    bash training/mem0_tiny/mn.sh  # expert episodes through the runtime, both oracles (failures set aside)
+#   STAGE=planner bash training/mem0_tiny/mn.sh  # planner calls: scripted expert + every runtime episode; retrain it
+#   STAGE=train   bash training/mem0_tiny/mn.sh  # perception (unless trained), then the execution module
+#   STAGE=export  bash training/mem0_tiny/mn.sh  # the bundle, with the planner, checked, parity
+#   STAGE=dagger ITER=1 bash training/mem0_tiny/mn.sh  # rollouts of the bundle (learned classifier + planner), retrain warm
+#   ONLY=mn- bash training/mem0_tiny/evaluate.sh  # the table's rows: full, w/o key memory, GT classifier, oracle planner
+# Environment: TASKS (the four), EPISODES (per task; 50, DAgger 20), BETA (DAgger: the expert's share of chunks,
+# 0.5), PERCEPTION_MIN (15), POLICY_MIN (25; DAgger 15), PLANNER_MIN (20), SWITCH_COUNT (classifier debounce, 6),
+# ROOT (data/mn), BUNDLE (policies/mem0-tiny-mn).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+TASKS=${TASKS:-"press-button cover-blocks blocks-ranking-try battery-try"}
+ROOT=$(realpath -m "${ROOT:-data/mn}")
+BUNDLE=${BUNDLE:-policies/mem0-tiny-mn}
+PLANNER=training/planner/mn
+source scripts/python.sh
+PY=$(engram_python)
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
+mkdir -p "$ROOT/runs"
+
+# Moves the episodes of $1 that did not succeed to $1-failed (the expert's data only).
+set_failures_aside() {
+  mkdir -p "$1-failed"
+  for meta in "$1"/*.json; do
+    [ "$(basename "$meta")" = vocabulary.json ] && continue
+    grep -q '"outcome":"success"' "$meta" || mv "${meta%.json}".* "$1-failed/"
+  done
+}
+
+# Collects $EPISODES per task with bundle $1, run config $2, beta $3, into $ROOT/$4 from seed $5.
+collect() {
+  for task in $TASKS; do
+    npx tsx training/mem0_tiny/collect.ts --policy "$1" --config "$2" --beta "$3" --task "$task" --episodes "$EPISODES" \
+      --seed "$5" --out "$ROOT/$4" --name "$task-$4" | tail -1
+  done
+}
+
+data_dirs() { ls -d "$ROOT"/it[0-9]* | grep -v failed | sort -V | paste -sd, -; }
+
+case "${STAGE:?set STAGE: data | planner | train | export | dagger}" in
+  data)
+    EPISODES=${EPISODES:-50}
+    # The expert acts on every chunk: the collector only needs the cameras, image size, vocabulary and a planner.
+    npx tsx training/mem0_tiny/collectorBundle.ts --task cover-blocks --out "$ROOT/collector" \
+      --cameras head,left_wrist,right_wrist --layout bimanual_16d --state-dim 16 --planner "$PLANNER"
+    collect "$ROOT/collector" training/mem0_tiny/sim-x-one-expert.yaml 1 it0 0
+    set_failures_aside "$ROOT/it0"
+    ;;
+  planner)
+    [ -d "$ROOT/planner-scripted" ] || npx tsx training/planner/collect.ts --tasks "$(echo $TASKS | tr ' ' ,)" \
+      --seeds 0-199 --image 128x96 --out "$ROOT/planner-scripted"
+    "$PY" -m engram_ml.planner.from_collect --data "$(data_dirs)" --texts "$PLANNER/planner.yaml" --out "$ROOT/planner-runtime"
+    "$PY" -m engram_ml train planner --data "$ROOT/planner-scripted,$ROOT/planner-runtime" --out "$ROOT/runs/planner" \
+      --minutes "${PLANNER_MIN:-20}" --steps 100000 --threads 1
+    "$PY" -m engram_ml.planner.export --section-only "$ROOT/runs/planner/planner.pt" "$PLANNER"
+    ;;
+  train)
+    [ -f "$ROOT/runs/perception.pt" ] || "$PY" -m engram_ml train perception --data "$ROOT/it0" \
+      --out "$ROOT/runs/perception.pt" --minutes "${PERCEPTION_MIN:-15}" --batch 32 --lr 2e-3 --bin-weight 1
+    "$PY" -m engram_ml train policy --data "$(data_dirs)" --perception "$ROOT/runs/perception.pt" \
+      --out "$ROOT/runs/it0.pt" --minutes "${POLICY_MIN:-25}" --window 8 --pos-weight 10 --memory-aux 0
+    ;;
+  export)
+    ITER=${ITER:-0}
+    "$PY" -m engram_ml export "$ROOT/runs/it$ITER.pt" "$BUNDLE" --name "$(basename "$BUNDLE")" --noise-scale 0 \
+      --switch-count "${SWITCH_COUNT:-6}"
+    "$PY" -m engram_ml.planner.export "$PLANNER" "$BUNDLE"
+    npx tsx src/cli.ts check "$BUNDLE/policy.yaml"
+    MEM0_TINY_BUNDLE="$BUNDLE" node --import tsx --test test/policy/mem0TinyParity.test.ts
+    ;;
+  dagger)
+    ITER=${ITER:?set ITER (1, 2, ...)}
+    EPISODES=${EPISODES:-20}
+    # The bundle's own classifier and planner decide the subtask ends and texts; the oracle labels every state.
+    collect "$BUNDLE" launch/sim-x-one.yaml "${BETA:-0.5}" "it$ITER" $((ITER * 200))
+    "$PY" -m engram_ml train policy --data "$(data_dirs)" --perception "$ROOT/runs/perception.pt" \
+      --init "$ROOT/runs/it$((ITER - 1)).pt" --out "$ROOT/runs/it$ITER.pt" --minutes "${POLICY_MIN:-15}" \
+      --window 8 --pos-weight 10 --memory-aux 0
+    ;;
+  *) echo "STAGE=$STAGE: expected data, planner, train, export or dagger" >&2; exit 2 ;;
+esac
