@@ -14,6 +14,8 @@
 # (ablations/tokendrop) and with Mem-0's anchor + window (ablations/mem0, for reference); the mc- rows: the same
 # four for Move Cube and for Video Place Order (vpo-). On
 # the Franka twin, each episode prompted by the twin's demonstration on its own scene (launch/sim-franka-video.yaml).
+# The mn- rows: the four M(n) tasks (ONLY=mn-full- for one row kind); their table with planner accuracy:
+#   npx tsx training/mem0_tiny/mnTable.ts runs/eval
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 EPISODES=${EPISODES:-50}
@@ -40,6 +42,15 @@ vpo-framesamp|launch/sim-franka-video.yaml|policies/framesamp-tiny-order|video-p
 vpo-no-history|launch/sim-franka-video.yaml|policies/framesamp-tiny-order/ablations/no-history|video-place-order|$EPISODES
 vpo-tokendrop|launch/sim-franka-video.yaml|policies/framesamp-tiny-order/ablations/tokendrop|video-place-order|$EPISODES
 vpo-mem0|launch/sim-franka-video.yaml|policies/framesamp-tiny-order/ablations/mem0|video-place-order|$EPISODES"
+# The M(n) rows (policies/mem0-tiny-mn): per task, the full dual system, without key memory, with the twin's
+# subtask ends (GT classifier) and with the twin's next subtask (oracle planner); the table: mnTable.ts.
+for task in press-button cover-blocks blocks-ranking-try battery-try; do
+  ROWS="$ROWS
+mn-full-$task|launch/sim-x-one.yaml|policies/mem0-tiny-mn|$task|$EPISODES
+mn-no-key-$task|launch/sim-x-one-no-key.yaml|policies/mem0-tiny-mn|$task|$EPISODES
+mn-gt-classifier-$task|launch/sim-x-one-oracle.yaml|policies/mem0-tiny-mn|$task|$EPISODES
+mn-oracle-planner-$task|launch/sim-x-one-oracle-planner.yaml|policies/mem0-tiny-mn|$task|$EPISODES"
+done
 ONLY=${ONLY:-}
 
 if [ "${1:-}" != "table" ]; then
