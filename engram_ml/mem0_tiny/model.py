@@ -23,7 +23,7 @@ runs (src/policy/mem0/Mem0Policy.ts, manifest contract src/config/schemas/policy
 """
 
 import math
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, Optional, Tuple
 from dataclasses import asdict, dataclass
 
 import torch
@@ -56,6 +56,7 @@ class Dims:
     token_grid: int = 0  # TokenDrop's grid: grid x grid patches per view
     token_views: int = 0  # views TokenDrop scores (the policy's first cameras)
     token_pool: int = 4  # a token's pixels are mean-pooled in token_pool x token_pool cells before projection
+    classifier_state: bool = False  # the classifier also reads the normalized state, beside the summary
 
     def as_dict(self) -> Dict[str, Any]:
         """The sizes as plain data (checkpoints and manifests keep them)."""
@@ -298,14 +299,21 @@ class TokenMemory(nn.Module):
 
 
 class Classifier(nn.Module):
-    """Summary -> subtask-end logit: classifier.onnx."""
+    """Summary (and, with d.classifier_state, the normalized proprioceptive state) -> subtask-end logit."""
 
     def __init__(self, d: Dims) -> None:
         super().__init__()
-        self.net = nn.Sequential(nn.Linear(d.summary_tokens * d.feature_dim, 64), nn.ReLU(), nn.Linear(64, 1))
+        self.with_state = d.classifier_state
+        n_in = d.summary_tokens * d.feature_dim + (d.state_dim if d.classifier_state else 0)
+        self.net = nn.Sequential(nn.Linear(n_in, 64), nn.ReLU(), nn.Linear(64, 1))
 
-    def forward(self, summary: torch.Tensor) -> torch.Tensor:
-        return self.net(summary.flatten(1))
+    def forward(self, summary: torch.Tensor, state: Optional[torch.Tensor] = None) -> torch.Tensor:
+        x = summary.flatten(1)
+        if self.with_state:
+            if state is None:
+                raise ValueError("this classifier reads the state beside the summary (Dims.classifier_state)")
+            x = torch.cat([x, state], dim=-1)
+        return self.net(x)
 
 
 class ActionHead(nn.Module):

@@ -283,3 +283,28 @@ def test_planner_calls_from_runtime_episodes(tmp_path: Path) -> None:
     assert (calls["key_images"][2, 1] == images[29, 0].transpose(2, 0, 1)).all()
     assert (calls["key_images"][1, 0] == images[12, 0].transpose(2, 0, 1)).all()
     assert (calls["initial_image"][3] == np.load(folder / "b.images.npy")[0, 0].transpose(2, 0, 1)).all()
+
+
+def test_a_classifier_reading_the_state_trains_and_is_scored_offline_per_switch_count(tmp_path: Path) -> None:
+    from engram_ml.mem0_tiny import classifier_eval
+
+    folder = tmp_path / "mn"
+    folder.mkdir()
+    (folder / "vocabulary.json").write_text(json.dumps(VOCAB))
+    rng = np.random.default_rng(5)
+    _mn_episode(folder, "a", "success", rng)
+    _mn_episode(folder, "b", "failure", rng)
+    fast = ["--minutes", "0.005", "--batch", "4"]
+    train.main(["perception", "--data", str(folder), "--out", str(tmp_path / "p.pt"), *fast])
+    train.main(
+        ["policy", "--data", str(folder), "--perception", str(tmp_path / "p.pt"), "--out", str(tmp_path / "c.pt")]
+        + ["--classifier-state", "--pos-weight", "10", "--memory-aux", "0", *fast]
+    )
+    assert load_checkpoint(str(tmp_path / "c.pt"))["dims"]["classifier_state"] is True
+    data, logits = classifier_eval.frame_logits(str(tmp_path / "c.pt"), str(tmp_path / "p.pt"), [str(folder)])
+    assert logits.shape == (60,) and torch.isfinite(logits).all()
+    s = classifier_eval.scores(data, logits, [1, 8])
+    assert s["press-button"][8]["true_ends"] == 3  # the success's two ends, the failure's one
+    # The runtime's debounce and summary.json's matching.
+    assert classifier_eval.debounce([0.9, 0.9, 0.9, 0.1, 0.9, 0.9, 0.1, 0.9], 0.5, 3) == [2, 7]
+    assert classifier_eval.match([2, 20], [4, 30]) == (1, 1, 1, [-2])

@@ -99,16 +99,21 @@ def runtime_segments(meta: Dict, where: str) -> List[Tuple[str, int, int]]:
     return out
 
 
-def end_labels(meta: Dict) -> List[float]:
-    """Subtask-end classifier targets per frame (Mem-0's L_mem = END_FRAMES): positive on the last END_FRAMES
-    frames of each ground-truth subtask. An M(n) episode's ends are the twin's (`subtask_end`, whatever the
+def true_ends(meta: Dict) -> List[int]:
+    """The frames where a subtask truly ended: an M(n) episode's are the twin's (`subtask_end`, whatever the
     runtime declared), plus the episode's last frame when it succeeded (its last subtask ended the episode);
     an M(1) episode has one subtask, ending with a success."""
-    T = meta["frames"]
     ends = [int(e) for e in meta.get("subtask_end", [])] if meta.get("tmc") == "Mn" else []
     if meta["outcome"] == "success":
-        ends.append(T - 1)
-    return [1.0 if any(e - END_FRAMES < t <= e for e in ends) else 0.0 for t in range(T)]
+        ends.append(meta["frames"] - 1)
+    return ends
+
+
+def end_labels(meta: Dict) -> List[float]:
+    """Subtask-end classifier targets per frame (Mem-0's L_mem = END_FRAMES): positive on the last END_FRAMES
+    frames of each true subtask (`true_ends`)."""
+    ends = true_ends(meta)
+    return [1.0 if any(e - END_FRAMES < t <= e for e in ends) else 0.0 for t in range(meta["frames"])]
 
 
 class Data:
@@ -426,6 +431,7 @@ def train_policy(args: argparse.Namespace) -> None:
                 "state_dim": data.state.shape[1],
                 "action_dim": data.label.shape[2],
                 "hidden": args.hidden,
+                "classifier_state": args.classifier_state,
                 **token_dims,
             }
         )
@@ -484,7 +490,7 @@ def train_policy(args: argparse.Namespace) -> None:
             if not use_window:
                 win_mask = torch.zeros_like(win_mask)
             summary = model.memory(current, window, win_mask, anchor, anchor_mask, text)
-        cls = focal_bce(model.classifier(summary).squeeze(-1), data.end_label[idx], pos_weight)
+        cls = focal_bce(model.classifier(summary, state_n[idx]).squeeze(-1), data.end_label[idx], pos_weight)
         x1 = target[idx].repeat(args.flow_samples, 1, 1)
         noise = torch.randn_like(x1)
         tau = torch.rand(x1.shape[0], 1)
@@ -599,6 +605,11 @@ def build_parser(prog: Optional[str] = None) -> argparse.ArgumentParser:
     p.add_argument("--hidden", type=int, default=256, help="width of the action head's MLP (default 256)")
     p.add_argument("--flow-samples", type=int, default=4, help="(tau, noise) draws per position (default 4)")
     p.add_argument("--cls-weight", type=float, default=0.5, help="weight of the classifier loss (default 0.5)")
+    p.add_argument(
+        "--classifier-state",
+        action="store_true",
+        help="the subtask-end classifier also reads the proprioceptive state, beside the memory summary",
+    )
     p.add_argument(
         "--pos-weight",
         type=float,

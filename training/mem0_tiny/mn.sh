@@ -5,6 +5,7 @@
 # positive-class weight 10) and the learned planner (training/planner/mn), retrained on the end images the
 # runtime's episodes reach. Not run by CI; data, checkpoints and runs stay under $ROOT (git-ignored).
 #   STAGE=data    bash training/mem0_tiny/mn.sh  # expert episodes through the runtime, both oracles (failures set aside)
+#   STAGE=heldout bash training/mem0_tiny/mn.sh  # 10 expert episodes per task on unseen seeds, for classifier_eval
 #   STAGE=planner bash training/mem0_tiny/mn.sh  # planner calls: scripted expert + every runtime episode; retrain it
 #   STAGE=train   bash training/mem0_tiny/mn.sh  # perception (unless trained), then the execution module
 #   STAGE=export  bash training/mem0_tiny/mn.sh  # the bundle, with the planner, checked, parity
@@ -43,7 +44,7 @@ collect() {
 
 data_dirs() { ls -d "$ROOT"/it[0-9]* | grep -v failed | sort -V | paste -sd, -; }
 
-case "${STAGE:?set STAGE: data | planner | train | export | dagger}" in
+case "${STAGE:?set STAGE: data | heldout | planner | train | export | dagger}" in
   data)
     EPISODES=${EPISODES:-50}
     # The expert acts on every chunk: the collector only needs the cameras, image size, vocabulary and a planner.
@@ -51,6 +52,11 @@ case "${STAGE:?set STAGE: data | planner | train | export | dagger}" in
       --cameras head,left_wrist,right_wrist --layout bimanual_16d --state-dim 16 --planner "$PLANNER"
     collect "$ROOT/collector" training/mem0_tiny/sim-x-one-expert.yaml 1 it0 0
     set_failures_aside "$ROOT/it0"
+    ;;
+  heldout)
+    # Unseen seeds (2000+) for the classifier's offline scores (engram_ml.mem0_tiny.classifier_eval).
+    EPISODES=${EPISODES:-10}
+    collect "$ROOT/collector" training/mem0_tiny/sim-x-one-expert.yaml 1 heldout 2000
     ;;
   planner)
     [ -d "$ROOT/planner-scripted" ] || npx tsx training/planner/collect.ts --tasks "$(echo $TASKS | tr ' ' ,)" \
@@ -83,5 +89,5 @@ case "${STAGE:?set STAGE: data | planner | train | export | dagger}" in
       --init "$ROOT/runs/it$((ITER - 1)).pt" --out "$ROOT/runs/it$ITER.pt" --minutes "${POLICY_MIN:-15}" \
       --window 8 --pos-weight 10 --memory-aux 0
     ;;
-  *) echo "STAGE=$STAGE: expected data, planner, train, export or dagger" >&2; exit 2 ;;
+  *) echo "STAGE=$STAGE: expected data, heldout, planner, train, export or dagger" >&2; exit 2 ;;
 esac
