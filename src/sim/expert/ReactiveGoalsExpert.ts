@@ -61,6 +61,8 @@ export interface ReactiveGoalsOptions {
 const IDLE_STEP_RAD = 0.1;
 /** An idle arm lower than this below travel height rises before it goes home, m. */
 const IDLE_RISE_M = 0.03;
+/** A command this far outside the fingers' width on a held object still squeezes it, m. */
+const SQUEEZE_M = 0.005;
 /** The hand rises this far above a cap after its press counted (past the withdrawn height), m. */
 const PRESS_RISE_M = 0.07;
 
@@ -136,13 +138,18 @@ export class ReactiveGoalsExpert implements ReactiveExpert {
     const object = goal && goal.kind !== "press" ? world.objectPose(goal.object) : null;
     const grasp = world.graspPoint(arm);
     const graspYaw = (goal?.kind === "place" && goal.graspYaw) || cubeGraspYaw;
+    const held = object !== null && world.heldObject(arm) === (goal as { object: ObjectId }).object;
+    const gripperM = world.jointPositions()[idx.gripper]!;
+    // A policy may command any width: read it as the nearer of open and closed. A command at or inside
+    // the fingers on a held object squeezes it: a wide one (a lid), or a close the safety filter's rate
+    // limit has only begun, reads closed (read as open, the next chunk let go of it).
+    const closing = cmd < this.widths.openM / 2 || (held && cmd <= gripperM + SQUEEZE_M);
     return {
       grasp,
       yawRad: yawOf(world.graspPose(arm).quaternion),
-      gripperM: world.jointPositions()[idx.gripper]!,
-      // A policy may command any width: read it as the nearer of open and closed.
-      gripperCmdM: cmd >= this.widths.openM / 2 ? this.widths.openM : this.widths.closedM,
-      held: object !== null && world.heldObject(arm) === (goal as { object: ObjectId }).object,
+      gripperM,
+      gripperCmdM: closing ? this.widths.closedM : this.widths.openM,
+      held,
       object: object ? object.position : grasp,
       objectYawRad: object ? graspYaw(object.quaternion) : 0,
       heldObjectYawRad: object ? yawOf(object.quaternion) : 0,
