@@ -99,10 +99,10 @@ def export_onnx(model: Mem0Tiny, d: Dims, out: str) -> None:
     )
     torch.onnx.export(
         model.classifier,
-        (torch.zeros(1, T, F),),
+        (torch.zeros(1, T, F), torch.zeros(1, S)) if d.classifier_state else (torch.zeros(1, T, F),),
         os.path.join(out, "classifier.onnx"),
         opset_version=OPSET,
-        input_names=["summary"],
+        input_names=["summary", "state"] if d.classifier_state else ["summary"],
         output_names=["logit"],
     )
     head_in = (torch.zeros(1, H, A), torch.zeros(1, 1), torch.zeros(1, S), torch.zeros(1, T, F))
@@ -224,7 +224,10 @@ def manifest(
             },
             "classifier": {
                 "file": "classifier.onnx",
-                "inputs": {"summary": t("summary", [1, T, F])},
+                "inputs": {
+                    "summary": t("summary", [1, T, F]),
+                    **({"state": t("state", [1, S])} if d.classifier_state else {}),
+                },
                 "outputs": {"logit": t("logit", [1, 1])},
             },
             "action_head": {
@@ -357,7 +360,7 @@ def parity(model: Mem0Tiny, d: Dims, m: Dict[str, Any]) -> Dict[str, Any]:
                 amask = torch.ones(1, 1) if anchor is not None else torch.zeros(1, 1)
                 anc = anchor.unsqueeze(1) if anchor is not None else torch.zeros(1, 1, F)
                 summary = model.memory(feat, window, wmask, anc, amask, text)
-            logit = model.classifier(summary)
+            logit = model.classifier(summary, state)
             feats.append(feat)
             steps.append(
                 {

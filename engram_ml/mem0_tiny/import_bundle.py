@@ -98,6 +98,7 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> No
         keypoints=enc["perception.maps.weight"].shape[0],
         encoder="perception",
         perception_dim=enc["perception.mlp.2.weight"].shape[0],
+        classifier_state="state" in m["models"]["classifier"]["inputs"],
     )
     model = Mem0Tiny(d)
     state = {f"{k}.{name}": v for k, vs in parts.items() for name, v in vs.items()}

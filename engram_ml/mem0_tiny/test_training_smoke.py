@@ -4,11 +4,14 @@ the weights-only loader reads back, warm-starts from it, and `export` turns the 
 """
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+import yaml
 
 from engram_ml.mem0_tiny import data as data_module
 from engram_ml.mem0_tiny import export, train
@@ -308,3 +311,17 @@ def test_a_classifier_reading_the_state_trains_and_is_scored_offline_per_switch_
     # The runtime's debounce and summary.json's matching.
     assert classifier_eval.debounce([0.9, 0.9, 0.9, 0.1, 0.9, 0.9, 0.1, 0.9], 0.5, 3) == [2, 7]
     assert classifier_eval.match([2, 20], [4, 30]) == (1, 1, 1, [-2])
+    # Exported, the classifier reads the state beside the summary; onnxruntime-node and Mem0Policy agree with torch.
+    pytest.importorskip("onnx", reason="export writes ONNX (apt: python3-onnx)")
+    bundle = tmp_path / "bundle"
+    export.main([str(tmp_path / "c.pt"), str(bundle), "--noise-scale", "0", "--switch-count", "6"])
+    manifest = (bundle / "policy.yaml").read_text()
+    assert "classifier: {threshold: 0.5, switch_count: 6}" in manifest
+    cls_inputs = yaml.safe_load(manifest)["models"]["classifier"]["inputs"]
+    assert cls_inputs["state"] == {"name": "state", "type": "float32", "shape": [1, 16]}
+    repo = Path(__file__).resolve().parents[2]
+    parity = subprocess.run(
+        ["node", "--import", "tsx", "--test", "test/policy/mem0TinyParity.test.ts"],
+        cwd=repo, env={**os.environ, "MEM0_TINY_BUNDLE": str(bundle)}, capture_output=True, text=True, timeout=300,
+    )
+    assert parity.returncode == 0 and "# pass 3" in parity.stdout, parity.stdout[-3000:] + parity.stderr[-2000:]

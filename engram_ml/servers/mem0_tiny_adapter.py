@@ -160,7 +160,7 @@ class Mem0TinyAdapter:
         else:
             anchor, amask = torch.zeros(1, 1, F, device=self.device), torch.zeros(1, 1, device=self.device)
         summary = self.model.memory(feat, window, wmask, anchor, amask, text)
-        logit = float(self.model.classifier(summary)[0, 0])
+        logit = float(self.model.classifier(summary, norm)[0, 0])
         self.last = (norm, state, summary)
         prob = 1 / (1 + math.exp(-logit)) if logit >= 0 else math.exp(logit) / (1 + math.exp(logit))
         self.positives += 1 if prob >= m["classifier"]["threshold"] else 0

@@ -120,7 +120,9 @@ for (const BUNDLE of BUNDLES) describe(BUNDLE, () => {
       assertClose(enc.text_feature!, step.text_feature, `encoder text_feature step ${s}`);
       const mem = tokenDrop ? await tokenMemory(s, step, tokenDrop) : await frameMemory(s, step);
       assertClose(mem.summary!, step.summary, `memory summary step ${s}`);
-      const cls = await run("classifier", { summary: f32(Float32Array.from(step.summary), [1, T, F]) });
+      const summary = f32(Float32Array.from(step.summary), [1, T, F]);
+      const cls = await run("classifier", m.models.classifier.inputs.state
+        ? { summary, state: f32(state, [1, m.state_dim]) } : { summary });
       assertClose(cls.logit!, [step.logit], `classifier logit step ${s}`);
     }
   });

@@ -45,7 +45,7 @@ function model<I extends string, O extends string>(inputs: readonly [I, ...I[]],
 export const MODEL_ROLES = {
   encoder: { inputs: ["images", "state", "tokens"], outputs: ["image_feature", "text_feature"] },
   memory: { inputs: ["current", "window", "window_mask", "anchor", "anchor_mask", "text"], outputs: ["summary"] },
-  classifier: { inputs: ["summary"], outputs: ["logit"] },
+  classifier: { inputs: ["summary"], outputs: ["logit"] }, // and optionally "state" (classifierModel)
   action_head: { inputs: ["noisy_actions", "tau", "state", "summary"], outputs: ["velocity"] },
 } as const;
 
@@ -66,6 +66,16 @@ function memoryModel() {
     sha256: sha256Field,
     inputs: z.object(Object.fromEntries(roles.map((k) => [k, tensorSpecSchema.optional()]))).strict(),
     outputs: z.object({ summary: tensorSpecSchema }).strict(),
+  }).strict();
+}
+
+/** classifier.onnx's entry: the summary, and optionally the normalized proprioceptive state beside it. */
+function classifierModel() {
+  return z.object({
+    file: z.string().min(1),
+    sha256: sha256Field,
+    inputs: z.object({ summary: tensorSpecSchema, state: tensorSpecSchema.optional() }).strict(),
+    outputs: z.object({ logit: tensorSpecSchema }).strict(),
   }).strict();
 }
 
@@ -166,7 +176,7 @@ export const policyManifestSchema = z.object({
   models: z.object({
     encoder: model(MODEL_ROLES.encoder.inputs, MODEL_ROLES.encoder.outputs),
     memory: memoryModel(),
-    classifier: model(MODEL_ROLES.classifier.inputs, MODEL_ROLES.classifier.outputs),
+    classifier: classifierModel(),
     action_head: model(MODEL_ROLES.action_head.inputs, MODEL_ROLES.action_head.outputs),
   }).strict(),
   /** Optional: bundles without it load as before; `planner.kind: learned` on an M(n) task needs it. */

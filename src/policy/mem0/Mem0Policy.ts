@@ -208,7 +208,10 @@ export class Mem0Policy implements Policy {
         current, window: f32(mem.window, [1, K, F]), window_mask: f32(mem.windowMask, [1, K]),
         anchor: f32(mem.anchor, [1, 1, F]), anchor_mask: f32(mem.anchorMask, [1, 1]), text,
       });
-    const { logit: logitT } = await this.run("classifier", { summary: f32(summary, [1, m.memory.summary_tokens, F]) });
+    const summaryT = f32(summary, [1, m.memory.summary_tokens, F]);
+    // A classifier that reads the proprioceptive state gets it normalized, as the action head does.
+    const { logit: logitT } = await this.run("classifier", m.models.classifier.inputs.state
+      ? { summary: summaryT, state: f32(state, [1, m.state_dim]) } : { summary: summaryT });
     const logit = logitT[0];
     this.last = { state, robotState: Float64Array.from(obs.state), summary };
 

@@ -65,7 +65,7 @@ export function expectedShapes(m: PolicyManifest): Record<ModelKey, Record<strin
       text: [B, F], token_pixels: [B, K, D], token_positions: [B, K, d("3", 3)], token_mask: [B, K],
       step: [B, d("1", 1)], summary: [B, T, F],
     },
-    classifier: { summary: [B, T, F], logit: [B, d("1", 1)] },
+    classifier: { summary: [B, T, F], state: [B, S], logit: [B, d("1", 1)] },
     action_head: { noisy_actions: [B, Hz, A], tau: [B, d("1", 1)], state: [B, S], summary: [B, T, F], velocity: [B, Hz, A] },
   };
 }
