@@ -192,3 +192,15 @@ def test_dataset_reads_a_collect_folder(tmp_path):
     (folder / "texts.json").unlink()
     with pytest.raises(ValueError, match="missing array"):
         load_planner_data(str(folder))
+
+
+def test_training_starts_from_a_shipped_planner_onnx():
+    from engram_ml.planner.train import initial_weights
+
+    shipped = os.path.join(REPO, "training", "planner", "mn")
+    w = initial_weights(shipped)
+    section = yaml.safe_load(open(os.path.join(shipped, "planner.yaml")))["planner"]
+    d = PlannerDims(tasks=len(section["tasks"]), vocabulary=len(section["vocabulary"]), slots=8, height=96, width=128)
+    model = PlannerNet(d)
+    model.load_state_dict(w)  # strict: every parameter is named in the ONNX file
+    assert torch.equal(model.state_dict()["head.2.bias"], w["head.2.bias"])

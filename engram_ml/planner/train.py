@@ -33,8 +33,8 @@ def merged(paths: Sequence[str]) -> PlannerData:
 
 
 def train(data: PlannerData, steps: int, minutes: float, batch: int, lr: float, dim: int, key_memory: bool,
-          seed: int = 0) -> Dict[str, object]:
-    """Trains a PlannerNet; returns {"model", "log": [{"step", "loss", "accuracy"}]}."""
+          seed: int = 0, init: Optional[Dict[str, torch.Tensor]] = None) -> Dict[str, object]:
+    """Trains a PlannerNet (from `init`'s weights when given); returns {"model", "log": [{"step", "loss", "accuracy"}]}."""
     torch.manual_seed(seed)
     x = dict(data.inputs)
     if not key_memory:
@@ -42,6 +42,8 @@ def train(data: PlannerData, steps: int, minutes: float, batch: int, lr: float, 
     n, m = x["key_mask"].shape
     h, w = x["initial_image"].shape[2:4]
     model = PlannerNet(PlannerDims(len(data.tasks), len(data.vocabulary), m, int(h), int(w), dim))
+    if init is not None:
+        model.load_state_dict(init)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     loss_fn = nn.CrossEntropyLoss()
     log: List[Dict[str, float]] = []
@@ -63,6 +65,18 @@ def train(data: PlannerData, steps: int, minutes: float, batch: int, lr: float, 
     return {"model": model, "log": log}
 
 
+def initial_weights(path: str) -> Dict[str, torch.Tensor]:
+    """A planner's weights to start from: a planner.pt, or a folder holding a planner.onnx (e.g. training/planner/mn,
+    whose initializers carry the parameters' names)."""
+    if os.path.isdir(path):
+        import onnx
+        from onnx import numpy_helper
+
+        model = onnx.load(os.path.join(path, "planner.onnx"))
+        return {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in model.graph.initializer}
+    return torch.load(path, map_location="cpu", weights_only=True)["state"]
+
+
 def build_parser(prog: Optional[str] = None) -> argparse.ArgumentParser:
     """The flags of `train planner`."""
     ap = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -77,6 +91,7 @@ def build_parser(prog: Optional[str] = None) -> argparse.ArgumentParser:
     ap.add_argument("--no-key-memory", action="store_true", help="hide the key memory (the w/o Key ablation)")
     ap.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
     ap.add_argument("--seed", type=int, default=0, help="torch's random seed (default 0)")
+    ap.add_argument("--init", help="start from these weights: a planner.pt, or a folder with planner.onnx")
     return ap
 
 
@@ -85,7 +100,8 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> No
     args = build_parser(prog).parse_args(argv)
     torch.set_num_threads(args.threads)
     data = merged(args.data.split(","))
-    result = train(data, args.steps, args.minutes, args.batch, args.lr, args.dim, not args.no_key_memory, args.seed)
+    init = initial_weights(args.init) if args.init else None
+    result = train(data, args.steps, args.minutes, args.batch, args.lr, args.dim, not args.no_key_memory, args.seed, init)
     model: PlannerNet = result["model"]  # type: ignore[assignment]
     os.makedirs(args.out, exist_ok=True)
     torch.save({"dims": model.dims.to_dict(), "state": model.state_dict(), "tasks": list(data.tasks),

@@ -12,7 +12,7 @@
 #   STAGE=dagger ITER=1 bash training/mem0_tiny/mn.sh  # rollouts of the bundle (learned classifier + planner), retrain warm
 #   ONLY=mn- bash training/mem0_tiny/evaluate.sh  # the table's rows: full, w/o key memory, GT classifier, oracle planner
 # Environment: TASKS (the four), EPISODES (per task; 50, DAgger 20), BETA (DAgger: the expert's share of chunks,
-# 0.5), PERCEPTION_MIN (15), POLICY_MIN (25; DAgger 15), PLANNER_MIN (20), SWITCH_COUNT (classifier debounce, 6),
+# 0.5), PERCEPTION_MIN (15), POLICY_MIN (25; DAgger 15), PLANNER_MIN (30), SWITCH_COUNT (classifier debounce, 6),
 # ROOT (data/mn), BUNDLE (policies/mem0-tiny-mn).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -62,8 +62,13 @@ case "${STAGE:?set STAGE: data | heldout | planner | train | export | dagger}" i
     [ -d "$ROOT/planner-scripted" ] || npx tsx training/planner/collect.ts --tasks "$(echo $TASKS | tr ' ' ,)" \
       --seeds 0-199 --image 128x96 --out "$ROOT/planner-scripted"
     "$PY" -m engram_ml.planner.from_collect --data "$(data_dirs)" --texts "$PLANNER/planner.yaml" --out "$ROOT/planner-runtime"
+    # Fine-tuned from the shipped planner (trained on the scripted expert's end images alone).
     "$PY" -m engram_ml train planner --data "$ROOT/planner-scripted,$ROOT/planner-runtime" --out "$ROOT/runs/planner" \
-      --minutes "${PLANNER_MIN:-20}" --steps 100000 --threads 1
+      --minutes "${PLANNER_MIN:-30}" --steps 100000 --threads 1 --init "$PLANNER" --lr 3e-4
+    if [ -d "$ROOT/heldout" ]; then
+      "$PY" -m engram_ml.planner.from_collect --data "$ROOT/heldout" --texts "$PLANNER/planner.yaml" --out "$ROOT/planner-heldout"
+      "$PY" -m engram_ml.planner.evaluate --data "$ROOT/planner-heldout" --checkpoint "$ROOT/runs/planner/planner.pt"
+    fi
     "$PY" -m engram_ml.planner.export --section-only "$ROOT/runs/planner/planner.pt" "$PLANNER"
     ;;
   train)
