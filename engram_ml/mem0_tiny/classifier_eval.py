@@ -47,7 +47,8 @@ def frame_logits(checkpoint: str, perception: str, dirs: List[str], batch: int =
             B = idx.shape[0]
             window = fuse(win_i.flatten()).reshape(B, d.window, -1)
             anchor = fuse(anchor_i).unsqueeze(1)
-            summary = model.memory(fuse(idx), window, win_mask, anchor, torch.full((B, 1), shown), text_all[data.instruction[idx]])
+            text = text_all[data.instruction[idx]]
+            summary = model.memory(fuse(idx), window, win_mask, anchor, torch.full((B, 1), shown), text)
             out.append(model.classifier(summary, state_n[idx]).squeeze(-1))
     return data, torch.cat(out)
 
@@ -63,7 +64,9 @@ def debounce(probabilities: Sequence[float], threshold: float, switch_count: int
     return ends
 
 
-def match(declared: Sequence[int], truth: Sequence[int], tolerance: int = TOLERANCE_STEPS) -> Tuple[int, int, int, List[int]]:
+def match(
+    declared: Sequence[int], truth: Sequence[int], tolerance: int = TOLERANCE_STEPS
+) -> Tuple[int, int, int, List[int]]:
     """(tp, fp, fn, offsets): greedy in time order, the nearest unmatched true end within tolerance."""
     used, offsets = set(), []
     for dcl in declared:

@@ -246,13 +246,19 @@ def _mn_episode(folder: Path, name: str, outcome: str, rng) -> None:
     _write_collect_ts_episode(folder / name, meta, aux, S, rng)
 
 
-def test_mn_episodes_train_as_the_runtime_ran_them_with_true_end_labels(tmp_path: Path) -> None:
+def _mn_folder(tmp_path: Path, seed: int) -> Path:
+    """tmp_path/mn: vocabulary.json, a successful M(n) episode `a` and a failed one `b`."""
     folder = tmp_path / "mn"
     folder.mkdir()
     (folder / "vocabulary.json").write_text(json.dumps(VOCAB))
-    rng = np.random.default_rng(3)
+    rng = np.random.default_rng(seed)
     _mn_episode(folder, "a", "success", rng)
     _mn_episode(folder, "b", "failure", rng)
+    return folder
+
+
+def test_mn_episodes_train_as_the_runtime_ran_them_with_true_end_labels(tmp_path: Path) -> None:
+    folder = _mn_folder(tmp_path, 3)
     d = train.Data([str(folder)], 4, load_images=False)
     # The memory restarts where the runtime cleared it, each segment on the text the policy was told.
     assert d.seg_start[:30].tolist() == [0] * 15 + [15] * 15 and d.seg_start[30:45].tolist() == [30] * 15
@@ -265,18 +271,15 @@ def test_mn_episodes_train_as_the_runtime_ran_them_with_true_end_labels(tmp_path
     broken = json.loads((folder / "b.json").read_text())
     broken["segments"][1]["start"] = 16
     (folder / "b.json").write_text(json.dumps(broken))
-    with pytest.raises(SystemExit, match=r"b.json: segment 'put the block back' \[16, 29\]: expected one starting at frame 15"):
+    expected = r"b.json: segment 'put the block back' \[16, 29\]: expected one starting at frame 15"
+    with pytest.raises(SystemExit, match=expected):
         train.Data([str(folder)], 4, load_images=False)
 
 
 def test_planner_calls_from_runtime_episodes(tmp_path: Path) -> None:
     from engram_ml.planner.from_collect import collect_calls
 
-    folder = tmp_path / "mn"
-    folder.mkdir()
-    rng = np.random.default_rng(4)
-    _mn_episode(folder, "a", "success", rng)
-    _mn_episode(folder, "b", "failure", rng)
+    folder = _mn_folder(tmp_path, 4)
     vocabulary = ["press", "put the block back"]
     calls = collect_calls([str(folder)], ["put the block back"], vocabulary, slots=2)
     # Success: start, after press, done (its end image the last frame); failure: start and after press only.
@@ -291,12 +294,7 @@ def test_planner_calls_from_runtime_episodes(tmp_path: Path) -> None:
 def test_a_classifier_reading_the_state_trains_and_is_scored_offline_per_switch_count(tmp_path: Path) -> None:
     from engram_ml.mem0_tiny import classifier_eval
 
-    folder = tmp_path / "mn"
-    folder.mkdir()
-    (folder / "vocabulary.json").write_text(json.dumps(VOCAB))
-    rng = np.random.default_rng(5)
-    _mn_episode(folder, "a", "success", rng)
-    _mn_episode(folder, "b", "failure", rng)
+    folder = _mn_folder(tmp_path, 5)
     fast = ["--minutes", "0.005", "--batch", "4"]
     train.main(["perception", "--data", str(folder), "--out", str(tmp_path / "p.pt"), *fast])
     train.main(

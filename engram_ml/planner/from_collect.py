@@ -31,7 +31,10 @@ def texts_of(path: str) -> Tuple[List[str], List[str]]:
     return list(section["tasks"]), list(section["vocabulary"])
 
 
-def episode_calls(meta: Dict, images: np.ndarray, where: str) -> List[Tuple[np.ndarray, List[np.ndarray], List[str], str]]:
+Call = Tuple[np.ndarray, List[np.ndarray], List[str], str]
+
+
+def episode_calls(meta: Dict, images: np.ndarray, where: str) -> List[Call]:
     """[(initial CHW, end images CHW, finished texts, answer)] of one episode; answer "" is "done"."""
     texts = meta["subtasks"]
     ends = [int(e) for e in meta["subtask_end"]]

@@ -34,7 +34,7 @@ def merged(paths: Sequence[str]) -> PlannerData:
 
 def train(data: PlannerData, steps: int, minutes: float, batch: int, lr: float, dim: int, key_memory: bool,
           seed: int = 0, init: Optional[Dict[str, torch.Tensor]] = None) -> Dict[str, object]:
-    """Trains a PlannerNet (from `init`'s weights when given); returns {"model", "log": [{"step", "loss", "accuracy"}]}."""
+    """Trains a PlannerNet, from `init`'s weights when given: {"model", "log": [{"step", "loss", "accuracy"}]}."""
     torch.manual_seed(seed)
     x = dict(data.inputs)
     if not key_memory:
@@ -101,7 +101,8 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> No
     torch.set_num_threads(args.threads)
     data = merged(args.data.split(","))
     init = initial_weights(args.init) if args.init else None
-    result = train(data, args.steps, args.minutes, args.batch, args.lr, args.dim, not args.no_key_memory, args.seed, init)
+    key_memory = not args.no_key_memory
+    result = train(data, args.steps, args.minutes, args.batch, args.lr, args.dim, key_memory, args.seed, init)
     model: PlannerNet = result["model"]  # type: ignore[assignment]
     os.makedirs(args.out, exist_ok=True)
     torch.save({"dims": model.dims.to_dict(), "state": model.state_dict(), "tasks": list(data.tasks),

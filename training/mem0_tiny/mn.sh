@@ -25,14 +25,7 @@ PY=$(engram_python)
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
 mkdir -p "$ROOT/runs"
 
-# Moves the episodes of $1 that did not succeed to $1-failed (the expert's data only).
-set_failures_aside() {
-  mkdir -p "$1-failed"
-  for meta in "$1"/*.json; do
-    [ "$(basename "$meta")" = vocabulary.json ] && continue
-    grep -q '"outcome":"success"' "$meta" || mv "${meta%.json}".* "$1-failed/"
-  done
-}
+source training/mem0_tiny/collected.sh  # set_failures_aside
 
 # Collects $EPISODES per task with bundle $1, run config $2, beta $3, into $ROOT/$4 from seed $5.
 collect() {

@@ -27,14 +27,7 @@ PY=$(engram_python)
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
 mkdir -p "$ROOT/runs"
 
-# Moves the episodes of $1 that the expert (or the policy it labels) did not finish to $1-failed.
-set_failures_aside() {
-  mkdir -p "$1-failed"
-  for meta in "$1"/*.json; do
-    [ "$(basename "$meta")" = vocabulary.json ] && continue
-    grep -q '"outcome":"success"' "$meta" || mv "${meta%.json}".* "$1-failed/"
-  done
-}
+source training/mem0_tiny/collected.sh  # set_failures_aside
 
 case "${STAGE:?set STAGE: data | train | export | dagger | mem0}" in
   data)
