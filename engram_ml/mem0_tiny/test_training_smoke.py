@@ -282,13 +282,13 @@ def test_planner_calls_from_runtime_episodes(tmp_path: Path) -> None:
     folder = _mn_folder(tmp_path, 4)
     vocabulary = ["press", "put the block back"]
     calls = collect_calls([str(folder)], ["put the block back"], vocabulary, slots=2)
-    # Success: start, after press, done (its end image the last frame); failure: start and after press only.
-    assert calls["next"].tolist() == [0, 1, 2, 0, 1]
-    assert calls["key_mask"].tolist() == [[0, 0], [1, 0], [1, 1], [0, 0], [1, 0]]
+    # Each episode: at the start, then after the true end at frame 12 (no frame shows the success's last end).
+    assert calls["next"].tolist() == [0, 1, 0, 1]
+    assert calls["key_mask"].tolist() == [[0, 0], [1, 0], [0, 0], [1, 0]]
+    assert calls["key_subtasks"][1].tolist() == [0, 0]
     images = np.load(folder / "a.images.npy")
-    assert (calls["key_images"][2, 1] == images[29, 0].transpose(2, 0, 1)).all()
     assert (calls["key_images"][1, 0] == images[12, 0].transpose(2, 0, 1)).all()
-    assert (calls["initial_image"][3] == np.load(folder / "b.images.npy")[0, 0].transpose(2, 0, 1)).all()
+    assert (calls["initial_image"][2] == np.load(folder / "b.images.npy")[0, 0].transpose(2, 0, 1)).all()
 
 
 def test_a_classifier_reading_the_state_trains_and_is_scored_offline_per_switch_count(tmp_path: Path) -> None:

@@ -4,8 +4,10 @@ end, with the twin's subtask list as the answers. This puts the end images of th
 module really reaches (the reactive expert's, a policy's rollouts) into the planner's data, beside the
 scripted expert's that training/planner/collect.ts captures.
 
-A call is made for every subtask whose start the twin saw (n + 1 for a success: the last is "done", its
-end image the episode's last frame); an episode that failed gives the calls up to its last true end.
+A call is made at the start and after every true end the twin showed: the runtime's answer there is the
+next subtask. No "done" call: a success ends the episode on the tick its last subtask ends, so no frame
+shows that end (the last frame is one tick before it: Battery Try's lamp not yet green). The scripted
+expert's calls (training/planner/collect.ts) teach "done".
 The images are the policy's 128x96 view, not the planner's JPEG round trip: the two differ only by
 JPEG's loss (quality 80).
 
@@ -35,20 +37,14 @@ Call = Tuple[np.ndarray, List[np.ndarray], List[str], str]
 
 
 def episode_calls(meta: Dict, images: np.ndarray, where: str) -> List[Call]:
-    """[(initial CHW, end images CHW, finished texts, answer)] of one episode; answer "" is "done"."""
+    """[(initial CHW, end images CHW, finished texts, the next subtask)] of one episode."""
     texts = meta["subtasks"]
     ends = [int(e) for e in meta["subtask_end"]]
-    if meta["outcome"] == "success":
-        ends.append(meta["frames"] - 1)
-    if len(ends) > len(texts):
-        raise ValueError(f"{where}: {len(ends)} subtask ends but {len(texts)} subtasks")
+    if len(ends) >= len(texts):
+        raise ValueError(f"{where}: {len(ends)} subtask ends seen, but the plan has {len(texts)} subtasks")
     chw = lambda t: np.ascontiguousarray(images[t, 0].transpose(2, 0, 1))
     initial = chw(0)
-    calls = []
-    for done in range(len(ends) + 1):
-        answer = texts[done] if done < len(texts) else ""
-        calls.append((initial, [chw(e) for e in ends[:done]], texts[:done], answer))
-    return calls
+    return [(initial, [chw(e) for e in ends[:done]], texts[:done], texts[done]) for done in range(len(ends) + 1)]
 
 
 def collect_calls(dirs: Sequence[str], tasks: List[str], vocabulary: List[str], slots: int) -> Dict[str, np.ndarray]:
@@ -74,7 +70,7 @@ def collect_calls(dirs: Sequence[str], tasks: List[str], vocabulary: List[str], 
         "key_images": np.zeros((n, slots, *shape), dtype=np.uint8),
         "key_subtasks": np.zeros((n, slots), dtype=np.int64),
         "key_mask": np.zeros((n, slots), dtype=np.uint8),
-        "next": np.array([vocabulary.index(r[4]) if r[4] else len(vocabulary) for r in rows], dtype=np.int64),
+        "next": np.array([vocabulary.index(r[4]) for r in rows], dtype=np.int64),
     }
     for i, (_task, _initial, ends, finished, _answer) in enumerate(rows):
         kept = list(zip(ends, finished))[-slots:]  # the last M finished subtasks, oldest first
