@@ -163,3 +163,20 @@ test("registry: a policy.yaml that is not valid YAML is refused at file:line:col
     return true;
   });
 });
+
+test("a classifier that reads the state: a wrong shape is named; a state the ONNX file lacks is refused", async () => {
+  const addState = (shape: string) => (y: string) => y.replace(
+    "        shape: [ 1, 3, 32 ]\n    outputs:\n      logit:",
+    `        shape: [ 1, 3, 32 ]\n      state:\n        name: state\n        type: float32\n        shape: ${shape}\n    outputs:\n      logit:`,
+  );
+  const wrong = variant("classifier-state-shape", addState("[ 1, 3 ]"));
+  assert.ok(wrong.text.includes("      state:\n        name: state"), "the edit applied");
+  assert.throws(() => readManifest(wrong.path), (e: Error) => {
+    assert.ok(e.message.includes("models.classifier.inputs.state.shape: expected [1|batch,S=16] from the manifest's sizes, found shape [1,3]"), e.message);
+    return true;
+  });
+  // Right shape, but this classifier.onnx reads the summary alone: the bundle does not open.
+  const absent = variant("classifier-state-absent", addState("[ 1, 16 ]"));
+  const issues = (await mem0BundleIssues(absent.dir)).map((i) => `${i.path}: ${i.message}`);
+  assert.ok(issues.some((i) => i.startsWith("models.classifier.inputs.state")), issues.join("\n"));
+});

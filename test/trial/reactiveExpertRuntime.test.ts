@@ -18,16 +18,17 @@ import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
 import { reactiveExpertOf } from "../../src/sim/expert/runExpertEpisode.js";
 import type { ReactiveExpert } from "../../src/sim/expert/types.js";
 
-test("the Move Cube oracle carries and pushes the cube with its chunks run through the runtime", {
-  timeout: 300_000,
-}, async () => {
+/** Runs `episodes` of `task` through the runtime with the reactive oracle deciding every chunk; "seed N: outcome in S steps". */
+async function oracleEpisodes(
+  config: string, policyPath: string, task: string, seed: number, episodeIndices: number[],
+): Promise<string[]> {
   const out = mkdtempSync(join(tmpdir(), "engram-reactive-runtime-"));
   try {
-    const run = loadRunConfig("launch/sim-franka-video.yaml");
+    const run = loadRunConfig(config);
     const outcomes: string[] = [];
     await runTrial({
-      run, robot: loadRobotProfile(run.robotPath), policyPath: "policies/framesamp-tiny-unmask", task: "move-cube",
-      episodes: 3, episodeIndices: [0, 2, 3], seed: 6, outDir: out, noRecord: true,
+      run, robot: loadRobotProfile(run.robotPath), policyPath, task,
+      episodes: episodeIndices.length, episodeIndices, seed, outDir: out, noRecord: true,
       onEpisode: (e) => { outcomes.push(`seed ${e.seed}: ${e.outcome} in ${e.steps} steps`); },
       // Only the bundle's cameras, image size and layout are used: the oracle decides every chunk.
       wrapPolicy: (policy, sim) => {
@@ -52,9 +53,26 @@ test("the Move Cube oracle carries and pushes the cube with its chunks run throu
         return oracle;
       },
     });
-    const expected = ["seed 6: success", "seed 8: success", "seed 9: success"];
-    assert.deepEqual(outcomes.map((o) => o.split(" in ")[0]), expected, outcomes.join("; "));
+    return outcomes;
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
+}
+
+test("the Move Cube oracle carries and pushes the cube with its chunks run through the runtime", {
+  timeout: 300_000,
+}, async () => {
+  const outcomes = await oracleEpisodes("launch/sim-franka-video.yaml", "policies/framesamp-tiny-unmask", "move-cube", 6, [0, 2, 3]);
+  const expected = ["seed 6: success", "seed 8: success", "seed 9: success"];
+  assert.deepEqual(outcomes.map((o) => o.split(" in ")[0]), expected, outcomes.join("; "));
+});
+
+/*
+ * Cover Blocks seed 30: the safety filter ramps a close 0.02 m per tick, so the command on a grasped lid
+ * (6.4 cm wide) was 0.06 m when the next chunk was decided. Read as "open", that chunk let go, and the arm
+ * re-grasped the first lid until the time limit.
+ */
+test("the Cover Blocks oracle keeps a lid it grasped while the safety filter ramps the close", { timeout: 300_000 }, async () => {
+  const outcomes = await oracleEpisodes("training/mem0_tiny/sim-x-one-expert.yaml", "policies/test-tiny", "cover-blocks", 30, [0]);
+  assert.deepEqual(outcomes.map((o) => o.split(" in ")[0]), ["seed 30: success"], outcomes.join("; "));
 });
