@@ -117,7 +117,10 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     ap.add_argument("--switch-counts", default="1-8", help="switch counts to score, A-B (default 1-8)")
     ap.add_argument("--threshold", type=float, default=0.5, help="the debounce's probability threshold (default 0.5)")
     args = ap.parse_args(argv)
-    a, b = (int(x) for x in args.switch_counts.split("-"))
+    bounds = args.switch_counts.split("-")
+    if len(bounds) != 2 or not all(x.isdigit() for x in bounds) or not 1 <= int(bounds[0]) <= int(bounds[1]):
+        raise SystemExit(f"classifier_eval: --switch-counts expects A-B with 1 <= A <= B, got {args.switch_counts!r}")
+    a, b = int(bounds[0]), int(bounds[1])
     data, logits = frame_logits(args.checkpoint, args.perception, args.data.split(","))
     print(json.dumps({"checkpoint": args.checkpoint, "scores": scores(data, logits, range(a, b + 1), args.threshold)}))
 

@@ -89,7 +89,10 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     ap.add_argument("--slots", type=int, default=8, help="key memory slots (default 8)")
     args = ap.parse_args(argv)
     tasks, vocabulary = texts_of(args.texts)
-    arrays = collect_calls(args.data.split(","), tasks, vocabulary, args.slots)
+    try:
+        arrays = collect_calls(args.data.split(","), tasks, vocabulary, args.slots)
+    except ValueError as err:  # names the episode file and what disagrees with the plan
+        raise SystemExit(f"from_collect: {err}")
     os.makedirs(args.out, exist_ok=True)
     for name, a in arrays.items():
         np.save(os.path.join(args.out, f"{name}.npy"), a)

@@ -36,7 +36,7 @@ function plannerAccuracy(dir: string, plans: (seed: number) => string[]): [numbe
   const episodes = new Map(jsonl<EpisodeLine>(join(dir, "episodes.jsonl")).map((e) => [e.episode, e]));
   let right = 0, made = 0;
   for (const e of jsonl<EventLine>(join(dir, "events.jsonl"))) {
-    const done = e.event === "planner_failure" && /plan complete|done/.test(e.reason ?? "");
+    const done = e.event === "planner_failure" && /answered done/.test(e.reason ?? ""); // the learned planner's "done"
     if (e.event !== "planner_call" && !done) continue;
     const ep = episodes.get(e.episode ?? -1);
     if (!ep) continue;
