@@ -84,9 +84,12 @@ def test_the_canonical_recipe_runs_perception_policy_warm_start_and_export(tmp_p
     data = tmp_path / "it0"
     _collect_ts_episodes(data, [9, 12])
     fast = ["--minutes", "0.005", "--batch", "4"]
-    train.main(["perception", "--data", str(data), "--out", str(tmp_path / "p.pt"), *fast])
+    train.main(["perception", "--data", str(data), "--out", str(tmp_path / "p.pt"), "--heldout", str(data), *fast])
     perception = load_checkpoint(str(tmp_path / "p.pt"))
     assert perception["dims"]["encoder"] == "perception" and perception["train"]["frames"] == 21
+    # The held-out report: the block's xy error (cm) and the held flag's accuracy, per task.
+    heldout = perception["heldout"]["put-back-block"]
+    assert len(heldout["xy_err_cm"]) == 1 and heldout["xy_err_cm"][0] > 0 and 0 <= heldout["bin_acc"][0] <= 1
     assert perception["train"]["steps"] >= 1
     policy = ["policy", "--data", str(data), "--perception", str(tmp_path / "p.pt"), "--window", "3", *fast]
     train.main([*policy, "--out", str(tmp_path / "it0.pt")])

@@ -257,6 +257,42 @@ def perception_features(
     return torch.cat(out)
 
 
+def perception_errors(perception: Perception, data: Data, batch: int = 256) -> Dict[str, Dict[str, Any]]:
+    """Per task of `data` (held-out episodes): each position target's mean xy error (cm, where it is not NaN)
+    and the 0/1 targets' accuracy, as the perception's own read-out gives them."""
+    kinds = data.aux_kinds
+    pos_cols = [i for i, k in enumerate(kinds) if k == "pos"]
+    bin_cols = [i for i, k in enumerate(kinds) if k == "bin"]
+    out: Dict[str, Dict[str, Any]] = {}
+    offset = 0
+    with torch.no_grad():
+        for k, meta in enumerate(data.metas):
+            images = data.episode_images(k)
+            pred = torch.cat(
+                [
+                    perception.aux(perception(normalize_images(images[i : i + batch])))
+                    for i in range(0, images.shape[0], batch)
+                ]
+            )
+            idx = torch.arange(offset, offset + meta["frames"])
+            xyz, flags = data.aux_targets(idx)
+            P = len(pos_cols)
+            xy = (pred[:, :P] - xyz).reshape(len(idx), P // 3, 3)[:, :, :2].norm(dim=-1) / AUX_SCALE * 100
+            hit = ((pred[:, P:] > 0).float() == flags).float().masked_fill(flags.isnan(), float("nan"))
+            task = out.setdefault(meta["task"], {"xy": [], "bin": []})
+            task["xy"].append(xy)
+            task["bin"].append(hit)
+            offset += meta["frames"]
+    report = {}
+    for task, r in out.items():
+        xy, hit = torch.cat(r["xy"]), torch.cat(r["bin"])
+        report[task] = {
+            "xy_err_cm": [None if v.isnan() else round(v.item(), 2) for v in xy.nanmean(0)],
+            "bin_acc": [None if v.isnan() else round(v.item(), 3) for v in hit.nanmean(0)],
+        }
+    return report
+
+
 def train_perception(args: argparse.Namespace) -> None:
     """The perception stage: trains and saves model.Perception."""
     data = Data(args.data.split(","), 8)  # single frames: the memory indices are not read
@@ -311,11 +347,16 @@ def train_perception(args: argparse.Namespace) -> None:
             }
             log.append(line)
             print(json.dumps(line), flush=True)
+    heldout = None
+    if args.heldout:
+        heldout = perception_errors(perception.eval(), Data(args.heldout.split(","), 8, load_images=False))
+        print(json.dumps({"heldout": heldout}), flush=True)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     save_checkpoint(
         args.out,
         {
             "dims": d.as_dict(),
+            "heldout": heldout,
             "train": {
                 "steps": step,
                 "seconds": round(time.time() - start, 1),
@@ -581,6 +622,7 @@ def build_parser(prog: Optional[str] = None) -> argparse.ArgumentParser:
     p.add_argument("--perception-dim", type=int, default=32, help="perception feature size (default 32)")
     p.add_argument("--jitter", type=float, default=0.05, help="std of the per-camera lighting jitter (default 0.05)")
     p.add_argument("--bin-weight", type=float, default=0.1, help="weight of the 0/1 targets' loss (default 0.1)")
+    p.add_argument("--heldout", default="", help="collect.ts folders to report each target's error on, per task")
 
     p = stages.add_parser(
         "policy",

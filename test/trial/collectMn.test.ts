@@ -16,6 +16,14 @@ interface Meta {
   segments: { text: string; start: number; end: number }[]; aux_kinds: string[];
 }
 
+/** The rows of a little-endian float32 .npy file of `columns` columns. */
+function float32Npy(path: string, columns: number): number[][] {
+  const bytes = readFileSync(path);
+  const start = 10 + bytes.readUInt16LE(8);
+  const values = new Float32Array(bytes.buffer.slice(bytes.byteOffset + start, bytes.byteOffset + bytes.length));
+  return Array.from({ length: values.length / columns }, (_, r) => Array.from(values.subarray(r * columns, (r + 1) * columns)));
+}
+
 test("collect.ts records an M(n) episode's runtime segments, true ends and plan", { timeout: 120_000 }, () => {
   const out = mkdtempSync(join(tmpdir(), "engram-collect-mn-"));
   const tsx = (args: string[]) => execFileSync("npx", ["tsx", ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
@@ -35,7 +43,13 @@ test("collect.ts records an M(n) episode's runtime segments, true ends and plan"
     assert.equal(m.segments.at(-1)!.end, m.frames - 1);
     m.segments.slice(1).forEach((s, i) => assert.equal(s.start, m.segments[i]!.end + 1));
     assert.deepEqual(m.segments.slice(0, -1).map((s) => s.end), m.subtask_end);
-    assert.deepEqual(m.aux_kinds, ["pos", "pos", "pos", "pos", "pos", "pos", "bin", "phase"]);
+    // The perception's targets are what one image shows: the three caps left to right, then no object.
+    assert.deepEqual(m.aux_kinds, [...Array(18).fill("pos"), "bin", "bin", "bin", "bin", "phase"]);
+    const aux = float32Npy(join(out, "data", "t-3.aux.npy"), m.aux_kinds.length);
+    assert.equal(aux.length, m.frames);
+    const capsY = [1, 4, 7].map((c) => aux[0]![c]!);
+    assert.ok(capsY[0]! > capsY[1]! && capsY[1]! > capsY[2]!, `cap y left to right: ${capsY.join(", ")}`);
+    assert.ok(aux.every((row) => row.slice(0, 9).every(Number.isFinite) && row.slice(9, 18).every(Number.isNaN)));
   } finally {
     rmSync(out, { recursive: true, force: true });
   }

@@ -66,7 +66,8 @@ case "${STAGE:?set STAGE: data | heldout | planner | train | export | dagger}" i
     ;;
   train)
     [ -f "$ROOT/runs/perception.pt" ] || "$PY" -m engram_ml train perception --data "$ROOT/it0" \
-      --out "$ROOT/runs/perception.pt" --minutes "${PERCEPTION_MIN:-15}" --batch 32 --lr 2e-3 --bin-weight 1
+      --out "$ROOT/runs/perception.pt" --minutes "${PERCEPTION_MIN:-15}" --batch 32 --lr 2e-3 --bin-weight 1 \
+      --keypoints 16 --perception-dim 64  # six objects' positions per frame (privileged.ts mnScene)
     "$PY" -m engram_ml train policy --data "$(data_dirs)" --perception "$ROOT/runs/perception.pt" \
       --out "$ROOT/runs/it0.pt" --minutes "${POLICY_MIN:-25}" --window 8 --pos-weight 10 --memory-aux 0
     ;;

@@ -9,9 +9,13 @@
 import type { ReactiveGoalsExpert } from "../../src/sim/expert/ReactiveGoalsExpert.js";
 import type { ReactivePutBackBlockExpert } from "../../src/sim/expert/ReactivePutBackBlockExpert.js";
 import type { ReactiveExpert } from "../../src/sim/expert/types.js";
-import { distXy } from "../../src/sim/tasks/geometry.js";
 import type { TaskScene } from "../../src/sim/tasks/types.js";
+import type { BatteryTryScene } from "../../src/sim/tasks/battery-try.js";
+import type { BlocksRankingTryScene } from "../../src/sim/tasks/blocks-ranking-try.js";
+import type { CoverBlocksScene } from "../../src/sim/tasks/cover-blocks.js";
+import { distXy, yawOf } from "../../src/sim/tasks/geometry.js";
 import type { MoveCubeScene } from "../../src/sim/tasks/move-cube.js";
+import type { PressButtonScene } from "../../src/sim/tasks/press-button.js";
 import type { VideoPlaceOrderScene } from "../../src/sim/tasks/video-place-order.js";
 import type { VideoUnmaskScene } from "../../src/sim/tasks/video-unmask.js";
 import type { ObjectId, SimWorldApi, Vec3 } from "../../src/sim/world/types.js";
@@ -103,27 +107,60 @@ const videoPlaceOrder: PrivilegedTargets = {
   },
 };
 
+/** Object slots of the M(n) targets: the most objects a task shows (Cover Blocks' three blocks and three lids). */
+const MN_SLOTS = 6;
+
+/** Positions, the left of the table (+y) first: how a camera tells identical objects apart. */
+function leftToRight(world: SimWorldApi, ids: readonly ObjectId[]): Vec3[] {
+  return ids.map((id) => world.objectPose(id).position).sort((a, b) => b[1] - a[1]);
+}
+
+/** A battery this close (xy) to a holder slot has its polarity mark under the clamps, m. */
+const IN_HOLDER_M = 0.03;
+
 /**
- * The four M(n) tasks share one target set, so one perception serves them all: the current goal's object
- * (a press's cap) and where it goes, whether an arm holds it, and the subtask stage. Each subtask is one
- * goal of the task's ReactiveGoalsExpert, decided from the ground truth now. No answer: the memory is
- * cleared at each subtask end, and what earlier subtasks showed is the planner's (its key memory).
+ * What each frame shows of an M(n) task's scene, with no plan in it, so one perception serves all four:
+ * every task object's position in a fixed slot order (NaN past the task's objects), whether each arm holds
+ * something, each battery's polarity while its mark shows, and the oracle's stage. The current subtask
+ * is not a target: which button or block it means is the text's and the memory's, not one image's.
  */
-const mnGoal: PrivilegedTargets = {
-  kinds: ["pos", "pos", "pos", "pos", "pos", "pos", "bin", "phase"],
-  at(world, _scene, expert) {
-    const e = expert as ReactiveGoalsExpert;
-    const stage = e.stageNow(world);
-    const goal = e.goal(world, stage);
-    if (!goal) return [...Array(7).fill(NaN), stage];
-    if (goal.kind === "press") {
-      const cap = world.objectPose(goal.button.capId).position;
-      return [cap[0], cap[1], cap[2], ...goal.button.capTop, 0, stage];
+function mnObjects(world: SimWorldApi, scene: TaskScene): { slots: Vec3[]; polarity: number[] } {
+  switch (scene.taskId) {
+    case "press-button": {
+      const s = scene as PressButtonScene;
+      return { slots: [s.left, s.middle, s.confirm].map((b) => world.objectPose(b.capId).position), polarity: [] };
     }
-    const p = world.objectPose(goal.object).position;
-    const to = goal.kind === "lift" ? [p[0], p[1], goal.graspZ] : goal.restCentre;
-    const held = world.armNames.some((a) => world.heldObject(a) === goal.object);
-    return [p[0], p[1], p[2], to[0]!, to[1]!, to[2]!, held ? 1 : 0, stage];
+    case "cover-blocks": {
+      const s = scene as CoverBlocksScene;
+      return { slots: [...leftToRight(world, s.blocks.map((b) => b.id)), ...leftToRight(world, s.lids)], polarity: [] };
+    }
+    case "blocks-ranking-try": {
+      const s = scene as BlocksRankingTryScene;
+      return { slots: [...leftToRight(world, s.blocks), world.objectPose(s.button.capId).position], polarity: [] };
+    }
+    case "battery-try": {
+      const s = scene as BatteryTryScene;
+      const batteries = [...s.batteries].sort((a, b) => world.objectPose(b).position[1] - world.objectPose(a).position[1]);
+      const polarity = batteries.map((id) => {
+        const p = world.objectPose(id).position;
+        if (s.slots.some((slot) => distXy(slot, p) <= IN_HOLDER_M)) return NaN;
+        return Math.cos(yawOf(world.objectPose(id).quaternion)) >= 0 ? 0 : 1;
+      });
+      return { slots: [...batteries.map((id) => world.objectPose(id).position), ...s.slots], polarity };
+    }
+    default:
+      throw new Error(`collect: no M(n) targets for task "${scene.taskId}"`);
+  }
+}
+
+const mnScene: PrivilegedTargets = {
+  kinds: [...Array(3 * MN_SLOTS).fill("pos"), "bin", "bin", "bin", "bin", "phase"],
+  at(world, scene, expert) {
+    const { slots, polarity } = mnObjects(world, scene);
+    const positions = Array.from({ length: MN_SLOTS }, (_, i) => slots[i] ?? [NaN, NaN, NaN]).flatMap((p) => [...p]);
+    const held = world.armNames.slice(0, 2).map((a) => (world.heldObject(a) === null ? 0 : 1));
+    const stage = expert ? (expert as ReactiveGoalsExpert).stageNow(world) : -1;
+    return [...positions, ...held, polarity[0] ?? NaN, polarity[1] ?? NaN, stage];
   },
   answer: () => 0,
 };
@@ -131,7 +168,7 @@ const mnGoal: PrivilegedTargets = {
 const TARGETS: Record<string, PrivilegedTargets> = {
   "put-back-block": putBackBlock, "video-unmask": videoUnmask, "move-cube": moveCube,
   "video-place-order": videoPlaceOrder,
-  "press-button": mnGoal, "cover-blocks": mnGoal, "blocks-ranking-try": mnGoal, "battery-try": mnGoal,
+  "press-button": mnScene, "cover-blocks": mnScene, "blocks-ranking-try": mnScene, "battery-try": mnScene,
 };
 
 /** The privileged targets of `task`; an error names the tasks that have them. */
