@@ -12,7 +12,8 @@
 #   STAGE=dagger ITER=1 bash training/mem0_tiny/mn.sh  # rollouts of the bundle (learned classifier + planner), retrain warm
 #   ONLY=mn- bash training/mem0_tiny/evaluate.sh  # the table's rows: full, w/o key memory, GT classifier, oracle planner
 # Environment: TASKS (the four), EPISODES (per task; 50, DAgger 20), BETA (DAgger: the expert's share of chunks,
-# 0.5), PERCEPTION_MIN (15), POLICY_MIN (25; DAgger 15), PLANNER_MIN (30), SWITCH_COUNT (classifier debounce, 6),
+# 0.5), PERCEPTION_MIN (15), POLICY_MIN (25; DAgger 15), PLANNER_MIN (30), SWITCH_COUNT (classifier debounce, 8),
+# THREADS (torch threads of the execution module's training, 1),
 # ROOT (data/mn), BUNDLE (policies/mem0-tiny-mn).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -67,14 +68,15 @@ case "${STAGE:?set STAGE: data | heldout | planner | train | export | dagger}" i
   train)
     [ -f "$ROOT/runs/perception.pt" ] || "$PY" -m engram_ml train perception --data "$ROOT/it0" \
       --out "$ROOT/runs/perception.pt" --minutes "${PERCEPTION_MIN:-15}" --batch 32 --lr 2e-3 --bin-weight 1 \
-      --keypoints 16 --perception-dim 64  # six objects' positions per frame (privileged.ts mnScene)
+      --keypoints 16 --perception-dim 64 --heldout "$ROOT/heldout"  # six objects per frame (privileged.ts mnScene)
     "$PY" -m engram_ml train policy --data "$(data_dirs)" --perception "$ROOT/runs/perception.pt" \
-      --out "$ROOT/runs/it0.pt" --minutes "${POLICY_MIN:-25}" --window 8 --pos-weight 10 --memory-aux 0
+      --out "$ROOT/runs/it0.pt" --minutes "${POLICY_MIN:-25}" --window 8 --pos-weight 10 --memory-aux 0 \
+      --classifier-state --threads "${THREADS:-1}"
     ;;
   export)
     ITER=${ITER:-0}
     "$PY" -m engram_ml export "$ROOT/runs/it$ITER.pt" "$BUNDLE" --name "$(basename "$BUNDLE")" --noise-scale 0 \
-      --switch-count "${SWITCH_COUNT:-6}"
+      --switch-count "${SWITCH_COUNT:-8}"
     "$PY" -m engram_ml.planner.export "$PLANNER" "$BUNDLE"
     npx tsx src/cli.ts check "$BUNDLE/policy.yaml"
     MEM0_TINY_BUNDLE="$BUNDLE" node --import tsx --test test/policy/mem0TinyParity.test.ts
@@ -86,7 +88,7 @@ case "${STAGE:?set STAGE: data | heldout | planner | train | export | dagger}" i
     collect "$BUNDLE" launch/sim-x-one.yaml "${BETA:-0.5}" "it$ITER" $((ITER * 200))
     "$PY" -m engram_ml train policy --data "$(data_dirs)" --perception "$ROOT/runs/perception.pt" \
       --init "$ROOT/runs/it$((ITER - 1)).pt" --out "$ROOT/runs/it$ITER.pt" --minutes "${POLICY_MIN:-15}" \
-      --window 8 --pos-weight 10 --memory-aux 0
+      --window 8 --pos-weight 10 --memory-aux 0 --threads "${THREADS:-1}"
     ;;
   *) echo "STAGE=$STAGE: expected data, heldout, planner, train, export or dagger" >&2; exit 2 ;;
 esac
