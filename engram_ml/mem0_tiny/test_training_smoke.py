@@ -245,7 +245,8 @@ def _mn_episode(folder: Path, name: str, outcome: str, rng) -> None:
         "subtask_end": [12],
         "subtasks": ["press", "put the block back"],
     }
-    aux = np.concatenate([rng.uniform(0.3, 0.7, (30, 3)), np.zeros((30, 1)), np.zeros((30, 1))], axis=1)
+    stage = (np.arange(30) > 12).astype(np.float64)[:, None]  # the oracle's subtask: the second after the true end
+    aux = np.concatenate([rng.uniform(0.3, 0.7, (30, 3)), np.zeros((30, 1)), stage], axis=1)
     _write_collect_ts_episode(folder / name, meta, aux, S, rng)
 
 
@@ -271,6 +272,8 @@ def test_mn_episodes_train_as_the_runtime_ran_them_with_true_end_labels(tmp_path
     # Positives: the last 8 frames of each true subtask; the failed episode's unfinished last one has none.
     assert torch.nonzero(d.end_label[:30]).flatten().tolist() == list(range(5, 13)) + list(range(22, 30))
     assert torch.nonzero(d.end_label[30:]).flatten().tolist() == list(range(5, 13))
+    # The end was declared 2 frames late: there the label already does the next subtask, so no action loss.
+    assert torch.nonzero(~d.text_agrees[:30]).flatten().tolist() == [13, 14]
     broken = json.loads((folder / "b.json").read_text())
     broken["segments"][1]["start"] = 16
     (folder / "b.json").write_text(json.dumps(broken))

@@ -116,6 +116,20 @@ def end_labels(meta: Dict) -> List[float]:
     return [1.0 if any(e - END_FRAMES < t <= e for e in ends) else 0.0 for t in range(meta["frames"])]
 
 
+def text_agrees(meta: Dict, phase: np.ndarray, where: str) -> List[bool]:
+    """Per frame: the text the runtime told the policy is the subtask the oracle's label carries out (the twin's
+    stage `phase`, an index into `subtasks`). After a mistimed end or a wrong plan in a DAgger rollout the two
+    differ, and the label would teach the action head to ignore its text. True off M(n) and where no stage is known."""
+    subtasks = meta.get("subtasks") or []
+    if meta.get("tmc") != "Mn" or not subtasks:
+        return [True] * meta["frames"]
+    out = []
+    for text, start, end in runtime_segments(meta, where):
+        for p in phase[start : end + 1]:
+            out.append(bool(np.isnan(p)) or (0 <= p < len(subtasks) and subtasks[int(p)] == text))
+    return out
+
+
 class Data:
     """Every frame of every episode in `dirs` (collect.ts layout), flat, with per-frame memory indices.
     With `load_images` False the images stay on disk (`episode_images` reads one episode): the policy
@@ -123,7 +137,7 @@ class Data:
 
     def __init__(self, dirs: List[str], window: int, load_images: bool = True) -> None:
         metas, images, states, labels, aux, seg_start, pos, self.stems = [], [], [], [], [], [], [], []
-        execution, instruction, answer = [], [], []
+        execution, instruction, answer, agrees = [], [], [], []
         self.instructions: List[str] = []
         offset = 0
         for d in dirs:
@@ -148,6 +162,9 @@ class Data:
                     instruction += [self.instructions.index(text)] * (end - start + 1)
                 answer += [-1 if meta.get("answer") is None else int(meta["answer"])] * T
                 pos += end_labels(meta)
+                kinds_here = meta.get("aux_kinds", LEGACY_AUX_KINDS)
+                phase = aux[-1][:, kinds_here.index("phase")] if "phase" in kinds_here else np.full(T, np.nan)
+                agrees += text_agrees(meta, phase, meta_path)
                 metas.append(meta)
                 self.stems.append(stem)
                 offset += T
@@ -169,6 +186,7 @@ class Data:
         self.n = len(seg_start)
         self.execution = torch.tensor(execution, dtype=torch.int64)  # frames with an oracle label
         self.instruction = torch.tensor(instruction, dtype=torch.int64)
+        self.text_agrees = torch.tensor(agrees)  # the action head trains only where the label follows the text
         self.answer = torch.tensor(answer, dtype=torch.int64)  # -1: train_policy derives it (Put Back Block's mat)
         self._framesamp: Optional[FrameSampFrames] = None  # built on first use (a loop over every frame)
         pos_cols = [i for i, k in enumerate(self.aux_kinds) if k == "pos"]
@@ -428,7 +446,8 @@ def train_policy(args: argparse.Namespace) -> None:
     t0 = time.time()
     feats = perception_features(perception, data, cache_key=args.perception)
     print(
-        f"policy: {len(data.metas)} episodes, {data.n} frames; perception features in {time.time() - t0:.0f} s",
+        f"policy: {len(data.metas)} episodes, {data.n} frames ({int((~data.text_agrees).sum())} told another subtask"
+        f" than the label's: no action loss); perception features in {time.time() - t0:.0f} s",
         flush=True,
     )
     offsets = data.label - data.state[:, None, :]  # [N, H, D]
@@ -539,7 +558,8 @@ def train_policy(args: argparse.Namespace) -> None:
         v = model.action_head(
             xt, tau, state_n[idx].repeat(args.flow_samples, 1), summary.repeat(args.flow_samples, 1, 1)
         )
-        flow = ((v - (x1 - noise)) ** 2).mean()
+        follows = data.text_agrees[idx].float().repeat(args.flow_samples)
+        flow = (((v - (x1 - noise)) ** 2).mean((1, 2)) * follows).sum() / follows.sum().clamp(min=1.0)
         mat_logits, phase_logits = memory_aux(summary)
         mem = Fn.cross_entropy(mat_logits, answer[idx]) + Fn.cross_entropy(phase_logits, phase[idx])
         loss = flow + args.cls_weight * cls + args.memory_aux * mem
