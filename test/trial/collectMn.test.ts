@@ -21,7 +21,8 @@ function float32Npy(path: string, columns: number): number[][] {
   const bytes = readFileSync(path);
   const start = 10 + bytes.readUInt16LE(8);
   const values = new Float32Array(bytes.buffer.slice(bytes.byteOffset + start, bytes.byteOffset + bytes.length));
-  return Array.from({ length: values.length / columns }, (_, r) => Array.from(values.subarray(r * columns, (r + 1) * columns)));
+  const row = (r: number) => Array.from(values.subarray(r * columns, (r + 1) * columns));
+  return Array.from({ length: values.length / columns }, (_, r) => row(r));
 }
 
 test("collect.ts records an M(n) episode's runtime segments, true ends and plan", { timeout: 120_000 }, () => {

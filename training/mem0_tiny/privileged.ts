@@ -140,7 +140,8 @@ function mnObjects(world: SimWorldApi, scene: TaskScene): { slots: Vec3[]; polar
     }
     case "battery-try": {
       const s = scene as BatteryTryScene;
-      const batteries = [...s.batteries].sort((a, b) => world.objectPose(b).position[1] - world.objectPose(a).position[1]);
+      const y = (id: ObjectId) => world.objectPose(id).position[1];
+      const batteries = [...s.batteries].sort((a, b) => y(b) - y(a));
       const polarity = batteries.map((id) => {
         const p = world.objectPose(id).position;
         if (s.slots.some((slot) => distXy(slot, p) <= IN_HOLDER_M)) return NaN;
