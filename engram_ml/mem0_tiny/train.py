@@ -280,7 +280,6 @@ def perception_errors(perception: Perception, data: Data, batch: int = 256) -> D
     and the 0/1 targets' accuracy, as the perception's own read-out gives them."""
     kinds = data.aux_kinds
     pos_cols = [i for i, k in enumerate(kinds) if k == "pos"]
-    bin_cols = [i for i, k in enumerate(kinds) if k == "bin"]
     out: Dict[str, Dict[str, Any]] = {}
     offset = 0
     with torch.no_grad():
@@ -323,6 +322,12 @@ def train_perception(args: argparse.Namespace) -> None:
         perception_dim=args.perception_dim,
         aux_dim=sum(k in ("pos", "bin") for k in data.aux_kinds),
     )
+    # Read before training: held-out episodes with other targets fail now, not after the training budget.
+    held_data = Data(args.heldout.split(","), 8, load_images=False) if args.heldout else None
+    if held_data is not None and held_data.aux_kinds != data.aux_kinds:
+        raise SystemExit(
+            f"--heldout {args.heldout}: aux_kinds {held_data.aux_kinds} differ from --data's {data.aux_kinds}"
+        )
     perception = Perception(d)
     opt = torch.optim.AdamW(perception.parameters(), lr=args.lr, weight_decay=1e-4)
     print(
@@ -366,8 +371,8 @@ def train_perception(args: argparse.Namespace) -> None:
             log.append(line)
             print(json.dumps(line), flush=True)
     heldout = None
-    if args.heldout:
-        heldout = perception_errors(perception.eval(), Data(args.heldout.split(","), 8, load_images=False))
+    if held_data is not None:
+        heldout = perception_errors(perception.eval(), held_data)
         print(json.dumps({"heldout": heldout}), flush=True)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     save_checkpoint(
