@@ -131,7 +131,12 @@ def pin_models(m: Dict[str, Any], out: str) -> Dict[str, Any]:
 
 
 def manifest(
-    name: str, d: Dims, ckpt: Dict[str, Any], noise_scale: float, switch_count: int = SWITCH_COUNT
+    name: str,
+    d: Dims,
+    ckpt: Dict[str, Any],
+    noise_scale: float,
+    switch_count: int = SWITCH_COUNT,
+    threshold: float = THRESHOLD,
 ) -> Dict[str, Any]:
     """policy.yaml's content for a checkpoint (models not yet pinned: pin_models)."""
     st = ckpt["stats"]
@@ -185,7 +190,7 @@ def manifest(
             **({"strategy": ckpt["memory_strategy"]} if ckpt.get("memory_strategy", "mem0") != "mem0" else {}),
             **({"tokendrop": tokendrop_section(ckpt)} if d.token_dim else {}),
         },
-        "classifier": {"threshold": THRESHOLD, "switch_count": switch_count},
+        "classifier": {"threshold": threshold, "switch_count": switch_count},
         "models": {
             "encoder": {
                 "file": "encoder.onnx",
@@ -411,13 +416,21 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> No
         default=SWITCH_COUNT,
         help=f"manifest classifier.switch_count: positive ticks that declare a subtask end (default {SWITCH_COUNT})",
     )
+    ap.add_argument(
+        "--threshold",
+        type=float,
+        default=THRESHOLD,
+        help=f"manifest classifier.threshold: the probability a tick counts as positive from (default {THRESHOLD})",
+    )
     args = ap.parse_args(argv)
     if args.switch_count < 1:
         raise SystemExit(f"export: --switch-count must be at least 1, got {args.switch_count}")
+    if not 0 < args.threshold < 1:
+        raise SystemExit(f"export: --threshold must be between 0 and 1, got {args.threshold}")
     ckpt, d, model = load(args.checkpoint)
     os.makedirs(args.out, exist_ok=True)
     export_onnx(model, d, args.out)
-    m = pin_models(manifest(args.name, d, ckpt, args.noise_scale, args.switch_count), args.out)
+    m = pin_models(manifest(args.name, d, ckpt, args.noise_scale, args.switch_count, args.threshold), args.out)
     tr = ckpt["train"]
     recipe = ckpt.get("recipe", "expert demonstrations: train end-to-end")
     seeds = f"seeds {min(tr['seeds'])}-{max(tr['seeds'])}"

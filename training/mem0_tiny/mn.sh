@@ -12,9 +12,9 @@
 #   STAGE=dagger ITER=1 bash training/mem0_tiny/mn.sh  # rollouts of the bundle (learned classifier + planner), retrain warm
 #   ONLY=mn- bash training/mem0_tiny/evaluate.sh  # the table's rows: full, w/o key memory, GT classifier, oracle planner
 # Environment: TASKS (the four), EPISODES (per task; 50, DAgger 20), BETA (DAgger: the expert's share of chunks,
-# 0.5), PERCEPTION_MIN (15), POLICY_MIN (25; DAgger 15), PLANNER_MIN (30), SWITCH_COUNT (classifier debounce, 8),
-# THREADS (torch threads of the execution module's training, 1),
-# ROOT (data/mn), BUNDLE (policies/mem0-tiny-mn).
+# 0.5), PERCEPTION_MIN (15), POLICY_MIN (25; DAgger 15), PLANNER_MIN (30), SWITCH_COUNT and THRESHOLD (the
+# classifier's debounce, 8 and 0.5; engram_ml.mem0_tiny.debounce_sweep scores them on GT-classifier runs), THREADS
+# (torch threads of the execution module's training, 1), ROOT (data/mn), BUNDLE (policies/mem0-tiny-mn).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TASKS=${TASKS:-"press-button cover-blocks blocks-ranking-try battery-try"}
@@ -76,7 +76,7 @@ case "${STAGE:?set STAGE: data | heldout | planner | train | export | dagger}" i
   export)
     ITER=${ITER:-0}
     "$PY" -m engram_ml export "$ROOT/runs/it$ITER.pt" "$BUNDLE" --name "$(basename "$BUNDLE")" --noise-scale 0 \
-      --switch-count "${SWITCH_COUNT:-8}"
+      --switch-count "${SWITCH_COUNT:-8}" --threshold "${THRESHOLD:-0.5}"
     "$PY" -m engram_ml.planner.export "$PLANNER" "$BUNDLE"
     npx tsx src/cli.ts check "$BUNDLE/policy.yaml"
     MEM0_TINY_BUNDLE="$BUNDLE" node --import tsx --test test/policy/mem0TinyParity.test.ts
