@@ -76,7 +76,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
             threshold, n = args.current.split(",")
             current = (float(threshold), int(n))
         except ValueError:
-            raise SystemExit(f"debounce_sweep: --current expects THRESHOLD,SWITCH_COUNT (e.g. 0.5,8), got {args.current!r}")
+            raise SystemExit(f"debounce_sweep: --current expects THRESHOLD,SWITCH_COUNT (e.g. 0.5,8): {args.current!r}")
     grid = (sorted({*THRESHOLDS, current[0]}), sorted({*SWITCH_COUNTS, current[1]})) if current else ()
     per_run = {run: sweep(run_subtasks(run), *grid) for run in args.runs}
     settings = next(iter(per_run.values())).keys()

@@ -318,7 +318,8 @@ def test_a_classifier_reading_the_state_trains_and_is_scored_offline_per_switch_
     # Exported, the classifier reads the state beside the summary; onnxruntime-node and Mem0Policy agree with torch.
     pytest.importorskip("onnx", reason="export writes ONNX (apt: python3-onnx)")
     bundle = tmp_path / "bundle"
-    export.main([str(tmp_path / "c.pt"), str(bundle), "--noise-scale", "0", "--switch-count", "6", "--threshold", "0.7"])
+    debounce = ["--switch-count", "6", "--threshold", "0.7"]
+    export.main([str(tmp_path / "c.pt"), str(bundle), "--noise-scale", "0", *debounce])
     manifest = (bundle / "policy.yaml").read_text()
     assert "classifier: {threshold: 0.7, switch_count: 6}" in manifest
     cls_inputs = yaml.safe_load(manifest)["models"]["classifier"]["inputs"]
