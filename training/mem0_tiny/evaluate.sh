@@ -43,13 +43,16 @@ vpo-no-history|launch/sim-franka-video.yaml|policies/framesamp-tiny-order/ablati
 vpo-tokendrop|launch/sim-franka-video.yaml|policies/framesamp-tiny-order/ablations/tokendrop|video-place-order|$EPISODES
 vpo-mem0|launch/sim-franka-video.yaml|policies/framesamp-tiny-order/ablations/mem0|video-place-order|$EPISODES"
 # The M(n) rows (policies/mem0-tiny-mn): per task, the full dual system, without key memory, with the twin's
-# subtask ends (GT classifier) and with the twin's next subtask (oracle planner); the table: mnTable.ts.
+# subtask ends (GT classifier), with the twin's next subtask (oracle planner: what the twin shows when the
+# classifier declares an end) and with the twin's plan walked one entry per declared end (oracle list: the right
+# next subtask whenever the declared ends are right); the table: mnTable.ts.
 for task in press-button cover-blocks blocks-ranking-try battery-try; do
   ROWS="$ROWS
 mn-full-$task|launch/sim-x-one.yaml|policies/mem0-tiny-mn|$task|$EPISODES
 mn-no-key-$task|launch/sim-x-one-no-key.yaml|policies/mem0-tiny-mn|$task|$EPISODES
 mn-gt-classifier-$task|launch/sim-x-one-oracle.yaml|policies/mem0-tiny-mn|$task|$EPISODES
-mn-oracle-planner-$task|launch/sim-x-one-oracle-planner.yaml|policies/mem0-tiny-mn|$task|$EPISODES"
+mn-oracle-planner-$task|launch/sim-x-one-oracle-planner.yaml|policies/mem0-tiny-mn|$task|$EPISODES
+mn-oracle-list-$task|launch/sim-x-one-oracle-list.yaml|policies/mem0-tiny-mn|$task|$EPISODES"
 done
 ONLY=${ONLY:-}
 

@@ -24,6 +24,7 @@ export const MN_ROWS: Record<string, string> = {
   "no-key": "w/o key memory",
   "gt-classifier": "GT classifier (`classifier: oracle`)",
   "oracle-planner": "oracle planner (`planner.kind: oracle`)",
+  "oracle-list": "oracle list (`planner.kind: oracle-list`)",
 };
 
 interface EpisodeLine { episode: number; seed: number; true_ends: number[] }
