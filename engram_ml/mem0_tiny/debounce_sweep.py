@@ -21,6 +21,13 @@ THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.9)
 SWITCH_COUNTS = tuple(range(3, 11))
 
 
+def probability(logit: object) -> float:
+    """sigmoid(logit); a logit the run wrote as null (NaN: the runtime counts it as negative) is 0."""
+    if not isinstance(logit, (int, float)) or math.isnan(logit):
+        return 0.0
+    return 0.5 * (1 + math.tanh(logit / 2))  # the logistic function, without overflow
+
+
 def run_subtasks(run_dir: str) -> List[Tuple[List[float], int]]:
     """Each true subtask of a run folder's episodes: (its ticks' probabilities, the index of its true end)."""
     files = sorted(glob.glob(os.path.join(run_dir, "logits-episode-*.json")))
@@ -28,11 +35,15 @@ def run_subtasks(run_dir: str) -> List[Tuple[List[float], int]]:
         raise SystemExit(f"debounce_sweep: no logits-episode-*.json in {run_dir} (an `engram run` folder)")
     out = []
     for path in files:
-        with open(path) as f:
-            episode = json.load(f)
-        if not isinstance(episode.get("logits"), list) or not isinstance(episode.get("truth"), list):
+        try:
+            with open(path) as f:
+                episode = json.load(f)
+        except ValueError as e:  # a truncated or corrupt side file
+            raise SystemExit(f"debounce_sweep: {path}: not JSON ({e})")
+        fields = episode if isinstance(episode, dict) else {}
+        if not isinstance(fields.get("logits"), list) or not isinstance(fields.get("truth"), list):
             raise SystemExit(f"debounce_sweep: {path}: expected the fields logits and truth (lists)")
-        probabilities = [1 / (1 + math.exp(-x)) if x > -60 else 0.0 for x in episode["logits"]]
+        probabilities = [probability(x) for x in episode["logits"]]
         start = 0
         for end in sorted(episode["truth"]):
             if end >= len(probabilities):
@@ -75,6 +86,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         try:
             threshold, n = args.current.split(",")
             current = (float(threshold), int(n))
+            if not (0 < current[0] < 1 and current[1] >= 1):
+                raise ValueError
         except ValueError:
             raise SystemExit(f"debounce_sweep: --current expects THRESHOLD,SWITCH_COUNT (e.g. 0.5,8): {args.current!r}")
     grid = (sorted({*THRESHOLDS, current[0]}), sorted({*SWITCH_COUNTS, current[1]})) if current else ()
