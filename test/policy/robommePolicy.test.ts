@@ -37,14 +37,16 @@ const chunks: Extract<RemoteEvent, { kind: "chunk" }>[] = [];
 type FaultAt = (op: RoboMMERequest["op"], n: number) => RoboMMEFault | null;
 type Body = (p: RoboMMEPolicy, s: FakeRoboMMEServer, faults: string[]) => Promise<void>;
 
-/** The shipped bundle (timeout_ms 300 for the fault tests) against a fresh stand-in server. */
+/** The shipped bundle against a fresh stand-in server: timeout_ms 300 where a fault is injected, so a silent
+ * server fails fast; the manifest's own elsewhere, so a loaded machine does not turn a reply into a fault. */
 async function withPolicy(fault: FaultAt | undefined, body: Body, delayMs = 0, prefetch = true): Promise<void> {
   const server = new FakeRoboMMEServer({ fault, delayMs });
   await server.start();
   const faults: string[] = [];
   const { manifest } = loadRemoteManifest(`${BUNDLE}/policy.yaml`);
   const latency = { ...manifest.latency, prefetch };
-  const policy = new RoboMMEPolicy({ ...manifest, latency, timeout_ms: 300 }, `${BUNDLE}/policy.yaml`, {
+  const timeout_ms = fault ? 300 : manifest.timeout_ms;
+  const policy = new RoboMMEPolicy({ ...manifest, latency, timeout_ms }, `${BUNDLE}/policy.yaml`, {
     robot, url: server.url, onProgress: () => undefined,
     onRemoteEvent: (e) => {
       if (e.kind === "fault") faults.push(e.reason);
