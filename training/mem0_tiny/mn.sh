@@ -11,10 +11,11 @@
 #   STAGE=export  bash training/mem0_tiny/mn.sh  # the bundle, with the planner, checked, parity
 #   STAGE=dagger ITER=1 bash training/mem0_tiny/mn.sh  # rollouts of the bundle (learned classifier + planner), retrain warm
 #   ONLY=mn- bash training/mem0_tiny/evaluate.sh  # the table's rows: full, w/o key memory, GT classifier, oracle planner
-# Environment: TASKS (the four), EPISODES (per task; 50, DAgger 20), BETA (DAgger: the expert's share of chunks,
-# 0.5), PERCEPTION_MIN (15), POLICY_MIN (25; DAgger 15), PLANNER_MIN (30), SWITCH_COUNT and THRESHOLD (the
-# classifier's debounce, 8 and 0.5; engram_ml.mem0_tiny.debounce_sweep scores them on GT-classifier runs), THREADS
-# (torch threads of the execution module's training, 1), ROOT (data/mn), BUNDLE (policies/mem0-tiny-mn).
+# Environment: TASKS (the four), EPISODES (per task; 50, DAgger 20), SEED (DAgger's first seed; ITER x 200),
+# BETA (DAgger: the expert's share of chunks, 0.5), PERCEPTION_MIN (15), POLICY_MIN (25; DAgger 15), PLANNER_MIN
+# (30), SWITCH_COUNT and THRESHOLD (the classifier's debounce, 8 and 0.5; engram_ml.mem0_tiny.debounce_sweep scores
+# them on GT-classifier runs), THREADS (torch threads of the execution module's training, 1), ROOT (data/mn),
+# BUNDLE (policies/mem0-tiny-mn).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TASKS=${TASKS:-"press-button cover-blocks blocks-ranking-try battery-try"}
@@ -84,8 +85,17 @@ case "${STAGE:?set STAGE: data | heldout | planner | train | export | dagger}" i
   dagger)
     ITER=${ITER:?set ITER (1, 2, ...)}
     EPISODES=${EPISODES:-20}
+    SEED=${SEED:-$((ITER * 200))}
+    # Rollouts must not see the seeds the bundle is scored on: evaluate.sh's held-out 1000-1049, the heldout
+    # stage's 2000+, the debounce's validation 3000+.
+    for reserved in 1000:1050 2000:2010 3000:3020; do
+      if (( SEED < ${reserved#*:} && SEED + EPISODES > ${reserved%:*} )); then
+        echo "STAGE=dagger: seeds $SEED-$((SEED + EPISODES - 1)) overlap the evaluation seeds ${reserved%:*}-$((${reserved#*:} - 1)); set SEED" >&2
+        exit 2
+      fi
+    done
     # The bundle's own classifier and planner decide the subtask ends and texts; the oracle labels every state.
-    collect "$BUNDLE" launch/sim-x-one.yaml "${BETA:-0.5}" "it$ITER" $((ITER * 200))
+    collect "$BUNDLE" launch/sim-x-one.yaml "${BETA:-0.5}" "it$ITER" "$SEED"
     "$PY" -m engram_ml train policy --data "$(data_dirs)" --perception "$ROOT/runs/perception.pt" \
       --init "$ROOT/runs/it$((ITER - 1)).pt" --out "$ROOT/runs/it$ITER.pt" --minutes "${POLICY_MIN:-15}" \
       --window 8 --pos-weight 10 --memory-aux 0 --threads "${THREADS:-1}"
