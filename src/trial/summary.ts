@@ -69,13 +69,20 @@ export interface PartKind { kind: string | null; privileged: boolean | null }
 /** The run stopped early: in which episode (0-based) and why. */
 export interface RunAbort { episode: number; reason: string; interrupted: boolean }
 
+/** How far (control steps) a declared subtask end may lie from a true one and still count: RMBench's +-5. */
+export const MATCH_TOLERANCE_STEPS = 5;
+
+/** The ends one episode got wrong: true ends no declared end matched, declared ends that matched none. */
+export interface EndMatch { tp: number; fp: number; fn: number; offsets: number[]; missed: number[]; extra: number[] }
+
 /**
  * Matches declared subtask ends to ground-truth ends: a declared end within `toleranceSteps` of an
  * unmatched true end is a true positive (offset = declared - true). Greedy in time order.
  */
-export function matchSubtaskEnds(declared: readonly number[], truth: readonly number[], toleranceSteps: number): { tp: number; fp: number; fn: number; offsets: number[] } {
+export function matchSubtaskEnds(declared: readonly number[], truth: readonly number[], toleranceSteps = MATCH_TOLERANCE_STEPS): EndMatch {
   const used = new Set<number>();
   const offsets: number[] = [];
+  const extra: number[] = [];
   let tp = 0;
   for (const d of declared) {
     let best = -1;
@@ -83,9 +90,28 @@ export function matchSubtaskEnds(declared: readonly number[], truth: readonly nu
       if (used.has(i) || Math.abs(d - truth[i]!) > toleranceSteps) continue;
       if (best < 0 || Math.abs(d - truth[i]!) < Math.abs(d - truth[best]!)) best = i;
     }
-    if (best >= 0) { used.add(best); tp++; offsets.push(d - truth[best]!); }
+    if (best >= 0) { used.add(best); tp++; offsets.push(d - truth[best]!); } else extra.push(d);
   }
-  return { tp, fp: declared.length - tp, fn: truth.length - tp, offsets };
+  const missed = truth.filter((_, i) => !used.has(i));
+  return { tp, fp: declared.length - tp, fn: truth.length - tp, offsets, missed, extra };
+}
+
+/** Precision, recall and mean offset of the declared subtask ends over the episodes that have true ends. */
+export function classifierScores(
+  eps: ReadonlyArray<Pick<EpisodeRecord, "declared_ends" | "true_ends">>, toleranceSteps = MATCH_TOLERANCE_STEPS,
+): { precision: number | null; recall: number | null; mean_offset_steps: number | null } {
+  const scored = eps.filter((e) => e.true_ends !== null);
+  let tp = 0, fp = 0, fn = 0;
+  const offsets: number[] = [];
+  for (const e of scored) {
+    const m = matchSubtaskEnds(e.declared_ends, e.true_ends!, toleranceSteps);
+    tp += m.tp; fp += m.fp; fn += m.fn; offsets.push(...m.offsets);
+  }
+  return {
+    precision: scored.length === 0 || tp + fp === 0 ? null : round4(tp / (tp + fp)),
+    recall: scored.length === 0 || tp + fn === 0 ? null : round4(tp / (tp + fn)),
+    mean_offset_steps: offsets.length === 0 ? null : round4(offsets.reduce((a, b) => a + b, 0) / offsets.length),
+  };
 }
 
 /** Builds the run summary from the episode records and per-tick timings. Pure. */
@@ -111,13 +137,6 @@ export function summarizeRun(args: {
     }
     return defined === 0 ? null : round4(reached / defined);
   };
-  const scored = eps.filter((e) => e.true_ends !== null);
-  let tp = 0, fp = 0, fn = 0;
-  const offsets: number[] = [];
-  for (const e of scored) {
-    const m = matchSubtaskEnds(e.declared_ends, e.true_ends!, args.matchToleranceSteps ?? 10);
-    tp += m.tp; fp += m.fp; fn += m.fn; offsets.push(...m.offsets);
-  }
   const latencies = eps.flatMap((e) => e.planner_latencies_ms);
   const rtfs = eps.map((e) => e.realtime_factor).filter((r): r is number => r !== null);
   return {
@@ -128,12 +147,7 @@ export function summarizeRun(args: {
     success_rate: n === 0 ? null : round4(successes / n),
     wilson95: wilsonInterval(successes, n),
     checkpoint_rates: { storage: rate("storage"), update: rate("update"), compression: rate("compression") },
-    classifier: {
-      ...partOf(args.parts?.classifier),
-      precision: scored.length === 0 || tp + fp === 0 ? null : round4(tp / (tp + fp)),
-      recall: scored.length === 0 || tp + fn === 0 ? null : round4(tp / (tp + fn)),
-      mean_offset_steps: offsets.length === 0 ? null : round4(offsets.reduce((a, b) => a + b, 0) / offsets.length),
-    },
+    classifier: { ...partOf(args.parts?.classifier), ...classifierScores(eps, args.matchToleranceSteps) },
     planner: {
       ...partOf(args.parts?.planner), calls: latencies.length,
       latency_ms_p50: latencies.length === 0 ? null : percentile(latencies, 0.5),

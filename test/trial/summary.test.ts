@@ -10,8 +10,10 @@ test("wilson interval matches published values", () => {
 });
 
 test("subtask ends are matched greedily within tolerance", () => {
-  assert.deepEqual(matchSubtaskEnds([12, 50, 90], [10, 60], 5), { tp: 1, fp: 2, fn: 1, offsets: [2] });
-  assert.deepEqual(matchSubtaskEnds([], [10], 5), { tp: 0, fp: 0, fn: 1, offsets: [] });
+  assert.deepEqual(matchSubtaskEnds([12, 50, 90], [10, 60], 5), { tp: 1, fp: 2, fn: 1, offsets: [2], missed: [60], extra: [50, 90] });
+  assert.deepEqual(matchSubtaskEnds([], [10], 5), { tp: 0, fp: 0, fn: 1, offsets: [], missed: [10], extra: [] });
+  // The default is RMBench's +-5 steps: 6 steps early is an extra end and a missed one.
+  assert.deepEqual(matchSubtaskEnds([4, 25], [10, 30]), { tp: 1, fp: 1, fn: 1, offsets: [-5], missed: [10], extra: [4] });
 });
 
 function ep(outcome: EpisodeRecord["outcome"], reached: string[]): EpisodeRecord {

@@ -4,15 +4,12 @@
  */
 import { PRIVILEGED_PLANNERS } from "../../config/index.js";
 import type { CheckpointLabel } from "../../task/index.js";
-import { matchSubtaskEnds } from "../summary.js";
+import { MATCH_TOLERANCE_STEPS, matchSubtaskEnds } from "../summary.js";
 import { splitScores } from "./historySplits.js";
 import type { ReportRun } from "./runData.js";
 
 /** One row of the summary table. */
 export interface MetricRow { metric: string; value: string; meaning: string }
-
-/** Matches `summarizeRun`'s default tolerance for a declared end to count as a true end. */
-const MATCH_TOLERANCE_STEPS = 10;
 
 const pct = (x: number) => `${Math.round(x * 1000) / 10} %`;
 const num = (v: number | null | undefined, digits = 1) => (v === null || v === undefined ? "n/a" : v.toFixed(digits));
