@@ -86,6 +86,7 @@ case "${STAGE:?set STAGE: data | heldout | planner | train | export | dagger}" i
     ITER=${ITER:?set ITER (1, 2, ...)}
     EPISODES=${EPISODES:-20}
     SEED=${SEED:-$((ITER * 200))}
+    [[ $SEED =~ ^[0-9]+$ ]] || { echo "STAGE=dagger: SEED=$SEED is not a whole number" >&2; exit 2; }
     # Rollouts must not see the seeds the bundle is scored on: evaluate.sh's held-out 1000-1049, the heldout
     # stage's 2000+, the debounce's validation 3000+.
     for reserved in 1000:1050 2000:2010 3000:3020; do

@@ -101,6 +101,7 @@ async function main(out: string): Promise<void> {
     node.close();
     await bus.close();
   }
+  if (lines.length === 2) throw new Error(`no run folders mn-<row>-<task>/ with a summary.json under ${out}`);
   process.stdout.write(lines.join("\n") + "\n");
 }
 
