@@ -38,8 +38,11 @@ need_module() { # <python module> <Debian package>
 need_command() { # <command> <Debian package>
   command -v "$1" > /dev/null || missing+=("$2")
 }
+# The loader's cache is read whole first: piped into `grep -q`, ldconfig is killed by SIGPIPE once grep has its
+# match, and under pipefail a cache over the pipe's 64 KiB then reads as "missing".
+loader_cache=$(/sbin/ldconfig -p)
 need_library() { # <shared library> <Debian package>
-  /sbin/ldconfig -p | grep -q "$1" || missing+=("$2")
+  grep -qF "$1" <<< "$loader_cache" || missing+=("$2")
 }
 
 need_module h5py python3-h5py
