@@ -330,3 +330,25 @@ def test_a_classifier_reading_the_state_trains_and_is_scored_offline_per_switch_
         cwd=repo, env={**os.environ, "MEM0_TINY_BUNDLE": str(bundle)}, capture_output=True, text=True, timeout=300,
     )
     assert parity.returncode == 0 and "# pass 3" in parity.stdout, parity.stdout[-3000:] + parity.stderr[-2000:]
+
+
+def test_a_shorter_end_target_retrains_the_classifier_alone(tmp_path: Path) -> None:
+    folder = _mn_folder(tmp_path, 6)
+    # The last 3 frames of each true subtask instead of 8: a repeated press (8 steps) is then not all positive.
+    d = train.Data([str(folder)], 4, load_images=False, end_frames=3)
+    assert torch.nonzero(d.end_label[:30]).flatten().tolist() == [10, 11, 12, 27, 28, 29]
+    fast = ["--minutes", "0.005", "--batch", "4"]
+    train.main(["perception", "--data", str(folder), "--out", str(tmp_path / "p.pt"), *fast])
+    policy = ["policy", "--data", str(folder), "--perception", str(tmp_path / "p.pt"), "--classifier-state", *fast]
+    train.main([*policy, "--out", str(tmp_path / "full.pt")])
+    with pytest.raises(SystemExit, match="--classifier-only retrains the classifier of a trained policy: give it --init"):
+        train.main([*policy, "--out", str(tmp_path / "x.pt"), "--classifier-only"])
+    with pytest.raises(SystemExit, match="--end-frames 0: a subtask's end needs at least one positive frame"):
+        train.main([*policy, "--out", str(tmp_path / "x.pt"), "--end-frames", "0"])
+    retrain = ["--init", str(tmp_path / "full.pt"), "--classifier-only", "--end-frames", "3", "--steps", "3"]
+    train.main([*policy, "--out", str(tmp_path / "cls.pt"), *retrain])
+    before, after = load_checkpoint(str(tmp_path / "full.pt")), load_checkpoint(str(tmp_path / "cls.pt"))
+    moved = {k for k, v in after["state_dict"].items() if not torch.equal(v, before["state_dict"][k])}
+    assert moved and all(k.startswith("classifier.") for k in moved), moved
+    assert after["classifier_target"] == {"end_frames": 3, "retrained_alone": True}
+    assert after["train"]["steps"] == before["train"]["steps"] + 3

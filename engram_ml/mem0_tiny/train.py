@@ -23,7 +23,8 @@ Memory semantics as data.py documents them (Put Back Block is M(1): one segment 
 anchor is the first frame, the window the up-to-K frames before t). An M(n) episode is trained as the
 runtime ran it: the memory cleared after each declared end, each segment on the subtask text the
 policy was told (collect.ts `segments`). Classifier positives: the last 8 frames of each ground-truth
-subtask (`end_labels`).
+subtask (`end_labels`; --end-frames sets how many). --classifier-only retrains the classifier alone on a warm
+start, the rest frozen: a target of another length without moving the actions.
 """
 
 import argparse
@@ -109,11 +110,11 @@ def true_ends(meta: Dict) -> List[int]:
     return ends
 
 
-def end_labels(meta: Dict) -> List[float]:
-    """Subtask-end classifier targets per frame (Mem-0's L_mem = END_FRAMES): positive on the last END_FRAMES
-    frames of each true subtask (`true_ends`)."""
+def end_labels(meta: Dict, end_frames: int = END_FRAMES) -> List[float]:
+    """Subtask-end classifier targets per frame (Mem-0's L_mem, END_FRAMES by default): positive on the last
+    `end_frames` frames of each true subtask (`true_ends`)."""
     ends = true_ends(meta)
-    return [1.0 if any(e - END_FRAMES < t <= e for e in ends) else 0.0 for t in range(meta["frames"])]
+    return [1.0 if any(e - end_frames < t <= e for e in ends) else 0.0 for t in range(meta["frames"])]
 
 
 def text_agrees(meta: Dict, phase: np.ndarray, where: str) -> List[bool]:
@@ -135,7 +136,7 @@ class Data:
     With `load_images` False the images stay on disk (`episode_images` reads one episode): the policy
     stage needs them only for episodes whose perception features are not cached yet."""
 
-    def __init__(self, dirs: List[str], window: int, load_images: bool = True) -> None:
+    def __init__(self, dirs: List[str], window: int, load_images: bool = True, end_frames: int = END_FRAMES) -> None:
         metas, images, states, labels, aux, seg_start, pos, self.stems = [], [], [], [], [], [], [], []
         execution, instruction, answer, agrees = [], [], [], []
         self.instructions: List[str] = []
@@ -161,7 +162,7 @@ class Data:
                     seg_start += [offset + start] * (end - start + 1)
                     instruction += [self.instructions.index(text)] * (end - start + 1)
                 answer += [-1 if meta.get("answer") is None else int(meta["answer"])] * T
-                pos += end_labels(meta)
+                pos += end_labels(meta, end_frames)
                 kinds_here = meta.get("aux_kinds", LEGACY_AUX_KINDS)
                 phase = aux[-1][:, kinds_here.index("phase")] if "phase" in kinds_here else np.full(T, np.nan)
                 agrees += text_agrees(meta, phase, meta_path)
@@ -444,7 +445,12 @@ def probe(args: argparse.Namespace) -> None:
 def train_policy(args: argparse.Namespace) -> None:
     """The policy stage: trains the execution module on a frozen perception and saves the checkpoint."""
     # TokenDrop's reads are built below; the frame strategies' indices need the window.
-    data = Data(args.data.split(","), 1 if args.memory == "tokendrop" else args.window, load_images=False)
+    if args.end_frames < 1:
+        raise SystemExit(f"--end-frames {args.end_frames}: a subtask's end needs at least one positive frame")
+    if args.classifier_only and not args.init:
+        raise SystemExit("--classifier-only retrains the classifier of a trained policy: give it --init")
+    window = 1 if args.memory == "tokendrop" else args.window
+    data = Data(args.data.split(","), window, load_images=False, end_frames=args.end_frames)
     pckpt, pd, perception = load_perception(args.perception)
     vocab = Vocabulary(args.vocabulary or os.path.join(args.data.split(",")[0], "vocabulary.json"))
     init = load_checkpoint(args.init) if args.init else None
@@ -512,12 +518,20 @@ def train_policy(args: argparse.Namespace) -> None:
         memory_aux.load_state_dict(init["memory_aux"])
     answer = data.answer if (data.answer >= 0).all() else original_mat(data.aux[data.seg_start, :2])
     phase = data.phase()
+    # The perception stays frozen; --classifier-only freezes all but the classifier.
+    trained = model.classifier if args.classifier_only else model
+    for p in model.parameters():
+        p.requires_grad_(False)
+    for p in trained.parameters():
+        p.requires_grad_(True)
     for p in model.encoder.perception.parameters():
         p.requires_grad_(False)
     tokens = torch.stack([torch.from_numpy(vocab.tokens(text, "policy")) for text in data.instructions])
     state_n = (data.state - stats["state_mean"]) / stats["state_std"]
     target = (offsets - stats["action_mean"]) / stats["action_std"]
-    params = [p for p in model.parameters() if p.requires_grad] + list(memory_aux.parameters())
+    params = [p for p in model.parameters() if p.requires_grad]
+    if not args.classifier_only:
+        params += list(memory_aux.parameters())
     opt = torch.optim.AdamW(params, lr=args.lr, weight_decay=1e-4)
     pos = data.end_label.sum().item()
     pos_weight = torch.tensor(args.pos_weight if args.pos_weight else (data.n - pos) / max(pos, 1.0))
@@ -529,6 +543,17 @@ def train_policy(args: argparse.Namespace) -> None:
         t0 = time.time()
         reads, patches = token_reads(data, tokendrop, args.token_views, model.memory.pool)
         print(f"tokendrop reads: {reads.mask.shape[0]} reads in {time.time() - t0:.0f} s", flush=True)
+
+    def log_line(losses: Dict[str, float]) -> None:
+        line = {
+            "step": prior["steps"] + step,
+            "s": round(prior["seconds"] + time.time() - start, 1),
+            "cpu_s": round(prior["cpu_seconds"] + time.process_time() - cpu0, 1),
+            **losses,
+        }
+        log.append(line)
+        print(json.dumps(line), flush=True)
+
     # A step budget makes the run the same however loaded the machine is; else the wall-clock budget.
     progress = (lambda: step / args.steps) if args.steps else (lambda: (time.time() - start) / (args.minutes * 60))
     while progress() < 1:
@@ -556,6 +581,15 @@ def train_policy(args: argparse.Namespace) -> None:
                 win_mask = torch.zeros_like(win_mask)
             summary = model.memory(current, window, win_mask, anchor, anchor_mask, text)
         cls = focal_bce(model.classifier(summary, state_n[idx]).squeeze(-1), data.end_label[idx], pos_weight)
+        if args.classifier_only:
+            opt.zero_grad()
+            cls.backward()
+            torch.nn.utils.clip_grad_norm_(params, 1.0)
+            opt.step()
+            step += 1
+            if step % 100 == 0:
+                log_line({"cls": round(cls.item(), 4)})
+            continue
         x1 = target[idx].repeat(args.flow_samples, 1, 1)
         noise = torch.randn_like(x1)
         tau = torch.rand(x1.shape[0], 1)
@@ -574,17 +608,14 @@ def train_policy(args: argparse.Namespace) -> None:
         opt.step()
         step += 1
         if step % 100 == 0:
-            line = {
-                "step": prior["steps"] + step,
-                "s": round(prior["seconds"] + time.time() - start, 1),
-                "cpu_s": round(prior["cpu_seconds"] + time.process_time() - cpu0, 1),
-                "flow": round(flow.item(), 4),
-                "cls": round(cls.item(), 4),
-                "mat_acc": round((mat_logits.argmax(1) == answer[idx]).float().mean().item(), 3),
-                "phase_acc": round((phase_logits.argmax(1) == phase[idx]).float().mean().item(), 3),
-            }
-            log.append(line)
-            print(json.dumps(line), flush=True)
+            log_line(
+                {
+                    "flow": round(flow.item(), 4),
+                    "cls": round(cls.item(), 4),
+                    "mat_acc": round((mat_logits.argmax(1) == answer[idx]).float().mean().item(), 3),
+                    "phase_acc": round((phase_logits.argmax(1) == phase[idx]).float().mean().item(), 3),
+                }
+            )
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     save_checkpoint(
         args.out,
@@ -593,6 +624,7 @@ def train_policy(args: argparse.Namespace) -> None:
             "stats": {k: v.tolist() for k, v in stats.items()},
             "vocabulary": {"max_length": vocab.max_length, "pad_id": vocab.pad_id, "vocabulary": vocab.vocabulary},
             "memory_aux_weight": args.memory_aux,
+            "classifier_target": {"end_frames": args.end_frames, "retrained_alone": args.classifier_only},
             "ablation": {"anchor": use_anchor and strategy == "mem0", "window": use_window},
             "memory_strategy": strategy,
             **({"tokendrop": tokendrop} if strategy == "tokendrop" else {}),
@@ -676,6 +708,17 @@ def build_parser(prog: Optional[str] = None) -> argparse.ArgumentParser:
         "--classifier-state",
         action="store_true",
         help="the subtask-end classifier also reads the proprioceptive state, beside the memory summary",
+    )
+    p.add_argument(
+        "--end-frames",
+        type=int,
+        default=END_FRAMES,
+        help=f"classifier positives: the last N frames of each true subtask (Mem-0's L_mem; default {END_FRAMES})",
+    )
+    p.add_argument(
+        "--classifier-only",
+        action="store_true",
+        help="retrain only the subtask-end classifier of the --init policy (the rest frozen, no action loss)",
     )
     p.add_argument(
         "--pos-weight",
