@@ -52,6 +52,6 @@ def test_the_sweep_prints_the_best_settings_and_the_current_one(tmp_path: Path, 
         debounce_sweep.main([str(run), "--current", "8,0.5"])
     debounce_sweep.main([str(run), "--top", "1", "--current", "0.5,8"])
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("threshold 0.5 switch_count 3: score 1")
+    assert lines[0].startswith("threshold 0.5 switch_count 1: score 1")
     current = "threshold 0.5 switch_count 8: score 0  mn-gt-classifier-cover-blocks: 0 right / 0 early / 1 missed"
     assert lines[1] == current
