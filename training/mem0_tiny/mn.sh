@@ -8,12 +8,14 @@
 #   STAGE=heldout bash training/mem0_tiny/mn.sh  # 10 expert episodes per task on unseen seeds, for classifier_eval
 #   STAGE=planner bash training/mem0_tiny/mn.sh  # planner calls: scripted expert + every runtime episode; retrain it
 #   STAGE=train   bash training/mem0_tiny/mn.sh  # perception (unless trained), then the execution module
-#   STAGE=export  bash training/mem0_tiny/mn.sh  # the bundle, with the planner, checked, parity
+#   STAGE=export  bash training/mem0_tiny/mn.sh  # the bundle, with the planner, checked, parity (CKPT=it7c4: another)
 #   STAGE=dagger ITER=1 bash training/mem0_tiny/mn.sh  # rollouts of the bundle (learned classifier + planner), retrain warm
+#   STAGE=classifier ITER=7 bash training/mem0_tiny/mn.sh  # it7.pt's classifier alone on the last END_FRAMES (4)
+#     frames of each subtask -> it7c4.pt; a repeated press lasts 8 steps, all positive under Mem-0's 8
 #   ONLY=mn- bash training/mem0_tiny/evaluate.sh  # the table's rows: full, w/o key memory, GT classifier, oracle planner
 # Environment: TASKS (the four), EPISODES (per task; 50, DAgger 20), SEED (DAgger's first seed; ITER x 200),
 # BETA (DAgger: the expert's share of chunks, 0.5), PERCEPTION_MIN (15), POLICY_MIN (25; DAgger 15), PLANNER_MIN
-# (30), SWITCH_COUNT and THRESHOLD (the classifier's debounce, 8 and 0.5; engram_ml.mem0_tiny.debounce_sweep scores
+# (30), END_FRAMES (4) and CLASSIFIER_MIN (5) of the classifier stage, SWITCH_COUNT and THRESHOLD (the classifier's debounce, 8 and 0.5; engram_ml.mem0_tiny.debounce_sweep scores
 # them on GT-classifier runs), THREADS (torch threads of the execution module's training, 1), ROOT (data/mn),
 # BUNDLE (policies/mem0-tiny-mn).
 set -euo pipefail
@@ -39,7 +41,7 @@ collect() {
 
 data_dirs() { ls -d "$ROOT"/it[0-9]* | grep -v failed | sort -V | paste -sd, -; }
 
-case "${STAGE:?set STAGE: data | heldout | planner | train | export | dagger}" in
+case "${STAGE:?set STAGE: data | heldout | planner | train | export | dagger | classifier}" in
   data)
     EPISODES=${EPISODES:-50}
     # The expert acts on every chunk: the collector only needs the cameras, image size, vocabulary and a planner.
@@ -75,8 +77,8 @@ case "${STAGE:?set STAGE: data | heldout | planner | train | export | dagger}" i
       --classifier-state --threads "${THREADS:-1}"
     ;;
   export)
-    ITER=${ITER:-0}
-    "$PY" -m engram_ml export "$ROOT/runs/it$ITER.pt" "$BUNDLE" --name "$(basename "$BUNDLE")" --noise-scale 0 \
+    CKPT=${CKPT:-it${ITER:-0}}
+    "$PY" -m engram_ml export "$ROOT/runs/$CKPT.pt" "$BUNDLE" --name "$(basename "$BUNDLE")" --noise-scale 0 \
       --switch-count "${SWITCH_COUNT:-8}" --threshold "${THRESHOLD:-0.5}"
     "$PY" -m engram_ml.planner.export "$PLANNER" "$BUNDLE"
     npx tsx src/cli.ts check "$BUNDLE/policy.yaml"
@@ -101,5 +103,13 @@ case "${STAGE:?set STAGE: data | heldout | planner | train | export | dagger}" i
       --init "$ROOT/runs/it$((ITER - 1)).pt" --out "$ROOT/runs/it$ITER.pt" --minutes "${POLICY_MIN:-15}" \
       --window 8 --pos-weight 10 --memory-aux 0 --threads "${THREADS:-1}"
     ;;
-  *) echo "STAGE=$STAGE: expected data, heldout, planner, train, export or dagger" >&2; exit 2 ;;
+  classifier)
+    ITER=${ITER:?set ITER (the policy checkpoint it\$ITER.pt)}
+    END_FRAMES=${END_FRAMES:-4}
+    "$PY" -m engram_ml train policy --data "$(data_dirs)" --perception "$ROOT/runs/perception.pt" \
+      --init "$ROOT/runs/it$ITER.pt" --out "$ROOT/runs/it${ITER}c$END_FRAMES.pt" --classifier-only \
+      --end-frames "$END_FRAMES" --minutes "${CLASSIFIER_MIN:-5}" --window 8 --pos-weight 10 --memory-aux 0 \
+      --threads "${THREADS:-1}"
+    ;;
+  *) echo "STAGE=$STAGE: expected data, heldout, planner, train, export, dagger or classifier" >&2; exit 2 ;;
 esac
