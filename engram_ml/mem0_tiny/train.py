@@ -449,8 +449,8 @@ def train_policy(args: argparse.Namespace) -> None:
         raise SystemExit(f"--end-frames {args.end_frames}: a subtask's end needs at least one positive frame")
     if args.classifier_only and not args.init:
         raise SystemExit("--classifier-only retrains the classifier of a trained policy: give it --init")
-    window = 1 if args.memory == "tokendrop" else args.window
-    data = Data(args.data.split(","), window, load_images=False, end_frames=args.end_frames)
+    frames_window = 1 if args.memory == "tokendrop" else args.window
+    data = Data(args.data.split(","), frames_window, load_images=False, end_frames=args.end_frames)
     pckpt, pd, perception = load_perception(args.perception)
     vocab = Vocabulary(args.vocabulary or os.path.join(args.data.split(",")[0], "vocabulary.json"))
     init = load_checkpoint(args.init) if args.init else None
