@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # mem0-tiny on RMBench's four M(n) tasks (policies/mem0-tiny-mn/README.md): one bundle for Press Button, Cover
 # Blocks, Blocks Ranking Try and Battery Try on the X-One twin, with Mem-0's dual system: the execution module
-# (memory cleared at each subtask end, the classifier trained on the last 8 frames of each true subtask,
+# (memory cleared at each subtask end, the classifier trained on the last END_FRAMES frames of each true subtask,
 # positive-class weight 10) and the learned planner (training/planner/mn), retrained on the end images the
 # runtime's episodes reach. Not run by CI; data, checkpoints and runs stay under $ROOT (git-ignored).
 #   STAGE=data    bash training/mem0_tiny/mn.sh  # expert episodes through the runtime, both oracles (failures set aside)
@@ -10,13 +10,15 @@
 #   STAGE=train   bash training/mem0_tiny/mn.sh  # perception (unless trained), then the execution module
 #   STAGE=export  bash training/mem0_tiny/mn.sh  # the bundle, with the planner, checked, parity (CKPT=it7c4: another)
 #   STAGE=dagger ITER=1 bash training/mem0_tiny/mn.sh  # rollouts of the bundle (learned classifier + planner), retrain warm
-#   STAGE=classifier ITER=7 bash training/mem0_tiny/mn.sh  # it7.pt's classifier alone on the last END_FRAMES (4)
-#     frames of each subtask -> it7c4.pt; a repeated press lasts 8 steps, all positive under Mem-0's 8
+#   STAGE=classifier ITER=7 bash training/mem0_tiny/mn.sh  # it7.pt's classifier alone on END_FRAMES -> it7c4.pt
+#     (a repeated press lasts 8 steps: all positive under Mem-0's 8)
 #   ONLY=mn- bash training/mem0_tiny/evaluate.sh  # the table's rows: full, w/o key memory, GT classifier, oracle planner
 # Environment: TASKS (the four), EPISODES (per task; 50, DAgger 20), SEED (DAgger's first seed; ITER x 200),
 # BETA (DAgger: the expert's share of chunks, 0.5), PERCEPTION_MIN (15), POLICY_MIN (25; DAgger 15), PLANNER_MIN
-# (30), END_FRAMES (4) and CLASSIFIER_MIN (5) of the classifier stage, SWITCH_COUNT and THRESHOLD (the classifier's debounce, 8 and 0.5; engram_ml.mem0_tiny.debounce_sweep scores
-# them on GT-classifier runs), THREADS (torch threads of the execution module's training, 1), ROOT (data/mn),
+# (30), END_FRAMES (the classifier's positives: a subtask's last N frames, 4; Mem-0's 8 made iterations 0-6, whose
+# classifier the classifier stage retrained on 4), CLASSIFIER_MIN (5), SWITCH_COUNT and THRESHOLD (the
+# classifier's debounce, 3 and 0.7 for END_FRAMES 4; engram_ml.mem0_tiny.debounce_sweep scores them on
+# GT-classifier runs, closed-loop rows decide), THREADS (torch threads of the execution module's training, 1), ROOT (data/mn),
 # BUNDLE (policies/mem0-tiny-mn).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,6 +26,7 @@ TASKS=${TASKS:-"press-button cover-blocks blocks-ranking-try battery-try"}
 ROOT=$(realpath -m "${ROOT:-data/mn}")
 BUNDLE=${BUNDLE:-policies/mem0-tiny-mn}
 PLANNER=training/planner/mn
+END_FRAMES=${END_FRAMES:-4}
 source scripts/python.sh
 PY=$(engram_python)
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
@@ -74,12 +77,12 @@ case "${STAGE:?set STAGE: data | heldout | planner | train | export | dagger | c
       --keypoints 16 --perception-dim 64 --heldout "$ROOT/heldout"  # six objects per frame (privileged.ts mnScene)
     "$PY" -m engram_ml train policy --data "$(data_dirs)" --perception "$ROOT/runs/perception.pt" \
       --out "$ROOT/runs/it0.pt" --minutes "${POLICY_MIN:-25}" --window 8 --pos-weight 10 --memory-aux 0 \
-      --classifier-state --threads "${THREADS:-1}"
+      --classifier-state --end-frames "$END_FRAMES" --threads "${THREADS:-1}"
     ;;
   export)
     CKPT=${CKPT:-it${ITER:-0}}
     "$PY" -m engram_ml export "$ROOT/runs/$CKPT.pt" "$BUNDLE" --name "$(basename "$BUNDLE")" --noise-scale 0 \
-      --switch-count "${SWITCH_COUNT:-8}" --threshold "${THRESHOLD:-0.5}"
+      --switch-count "${SWITCH_COUNT:-3}" --threshold "${THRESHOLD:-0.7}"
     "$PY" -m engram_ml.planner.export "$PLANNER" "$BUNDLE"
     npx tsx src/cli.ts check "$BUNDLE/policy.yaml"
     MEM0_TINY_BUNDLE="$BUNDLE" node --import tsx --test test/policy/mem0TinyParity.test.ts
@@ -101,11 +104,10 @@ case "${STAGE:?set STAGE: data | heldout | planner | train | export | dagger | c
     collect "$BUNDLE" launch/sim-x-one.yaml "${BETA:-0.5}" "it$ITER" "$SEED"
     "$PY" -m engram_ml train policy --data "$(data_dirs)" --perception "$ROOT/runs/perception.pt" \
       --init "$ROOT/runs/it$((ITER - 1)).pt" --out "$ROOT/runs/it$ITER.pt" --minutes "${POLICY_MIN:-15}" \
-      --window 8 --pos-weight 10 --memory-aux 0 --threads "${THREADS:-1}"
+      --window 8 --pos-weight 10 --memory-aux 0 --end-frames "$END_FRAMES" --threads "${THREADS:-1}"
     ;;
   classifier)
     ITER=${ITER:?set ITER (the policy checkpoint it\$ITER.pt)}
-    END_FRAMES=${END_FRAMES:-4}
     "$PY" -m engram_ml train policy --data "$(data_dirs)" --perception "$ROOT/runs/perception.pt" \
       --init "$ROOT/runs/it$ITER.pt" --out "$ROOT/runs/it${ITER}c$END_FRAMES.pt" --classifier-only \
       --end-frames "$END_FRAMES" --minutes "${CLASSIFIER_MIN:-5}" --window 8 --pos-weight 10 --memory-aux 0 \
