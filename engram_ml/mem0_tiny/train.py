@@ -582,40 +582,34 @@ def train_policy(args: argparse.Namespace) -> None:
             summary = model.memory(current, window, win_mask, anchor, anchor_mask, text)
         cls = focal_bce(model.classifier(summary, state_n[idx]).squeeze(-1), data.end_label[idx], pos_weight)
         if args.classifier_only:
-            opt.zero_grad()
-            cls.backward()
-            torch.nn.utils.clip_grad_norm_(params, 1.0)
-            opt.step()
-            step += 1
-            if step % 100 == 0:
-                log_line({"cls": round(cls.item(), 4)})
-            continue
-        x1 = target[idx].repeat(args.flow_samples, 1, 1)
-        noise = torch.randn_like(x1)
-        tau = torch.rand(x1.shape[0], 1)
-        xt = (1 - tau[:, :, None]) * noise + tau[:, :, None] * x1
-        v = model.action_head(
-            xt, tau, state_n[idx].repeat(args.flow_samples, 1), summary.repeat(args.flow_samples, 1, 1)
-        )
-        follows = data.text_agrees[idx].float().repeat(args.flow_samples)
-        flow = (((v - (x1 - noise)) ** 2).mean((1, 2)) * follows).sum() / follows.sum().clamp(min=1.0)
-        mat_logits, phase_logits = memory_aux(summary)
-        mem = Fn.cross_entropy(mat_logits, answer[idx]) + Fn.cross_entropy(phase_logits, phase[idx])
-        loss = flow + args.cls_weight * cls + args.memory_aux * mem
+            loss = cls
+            losses: Callable[[], Dict[str, float]] = lambda: {"cls": round(cls.item(), 4)}
+        else:
+            x1 = target[idx].repeat(args.flow_samples, 1, 1)
+            noise = torch.randn_like(x1)
+            tau = torch.rand(x1.shape[0], 1)
+            xt = (1 - tau[:, :, None]) * noise + tau[:, :, None] * x1
+            v = model.action_head(
+                xt, tau, state_n[idx].repeat(args.flow_samples, 1), summary.repeat(args.flow_samples, 1, 1)
+            )
+            follows = data.text_agrees[idx].float().repeat(args.flow_samples)
+            flow = (((v - (x1 - noise)) ** 2).mean((1, 2)) * follows).sum() / follows.sum().clamp(min=1.0)
+            mat_logits, phase_logits = memory_aux(summary)
+            mem = Fn.cross_entropy(mat_logits, answer[idx]) + Fn.cross_entropy(phase_logits, phase[idx])
+            loss = flow + args.cls_weight * cls + args.memory_aux * mem
+            losses = lambda: {
+                "flow": round(flow.item(), 4),
+                "cls": round(cls.item(), 4),
+                "mat_acc": round((mat_logits.argmax(1) == answer[idx]).float().mean().item(), 3),
+                "phase_acc": round((phase_logits.argmax(1) == phase[idx]).float().mean().item(), 3),
+            }
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         opt.step()
         step += 1
         if step % 100 == 0:
-            log_line(
-                {
-                    "flow": round(flow.item(), 4),
-                    "cls": round(cls.item(), 4),
-                    "mat_acc": round((mat_logits.argmax(1) == answer[idx]).float().mean().item(), 3),
-                    "phase_acc": round((phase_logits.argmax(1) == phase[idx]).float().mean().item(), 3),
-                }
-            )
+            log_line(losses())
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     save_checkpoint(
         args.out,
