@@ -449,7 +449,9 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> No
     with open(os.path.join(args.out, "parity.json"), "w") as f:
         json.dump(parity(model, d, m), f)
     with open(os.path.join(args.out, "train_log.json"), "w") as f:
-        json.dump({"dims": ckpt["dims"], "ablation": ckpt["ablation"], **tr}, f)
+        # The debounce is tuned to the target's length; checkpoints from before --end-frames trained on 8.
+        target = ckpt.get("classifier_target", {"end_frames": 8, "retrained_alone": False})
+        json.dump({"dims": ckpt["dims"], "ablation": ckpt["ablation"], "classifier_target": target, **tr}, f)
     print(
         f"wrote {args.out}/{{policy.yaml,encoder.onnx,memory.onnx,classifier.onnx,action_head.onnx,"
         "parity.json,train_log.json}"

@@ -341,7 +341,7 @@ def test_a_shorter_end_target_retrains_the_classifier_alone(tmp_path: Path) -> N
     train.main(["perception", "--data", str(folder), "--out", str(tmp_path / "p.pt"), *fast])
     policy = ["policy", "--data", str(folder), "--perception", str(tmp_path / "p.pt"), "--classifier-state", *fast]
     train.main([*policy, "--out", str(tmp_path / "full.pt")])
-    with pytest.raises(SystemExit, match="--classifier-only retrains the classifier of a trained policy: give it --init"):
+    with pytest.raises(SystemExit, match="--classifier-only retrains the classifier of a trained policy: give it"):
         train.main([*policy, "--out", str(tmp_path / "x.pt"), "--classifier-only"])
     with pytest.raises(SystemExit, match="--end-frames 0: a subtask's end needs at least one positive frame"):
         train.main([*policy, "--out", str(tmp_path / "x.pt"), "--end-frames", "0"])
@@ -352,3 +352,7 @@ def test_a_shorter_end_target_retrains_the_classifier_alone(tmp_path: Path) -> N
     assert moved and all(k.startswith("classifier.") for k in moved), moved
     assert after["classifier_target"] == {"end_frames": 3, "retrained_alone": True}
     assert after["train"]["steps"] == before["train"]["steps"] + 3
+    pytest.importorskip("onnx", reason="export writes ONNX (apt: python3-onnx)")
+    export.main([str(tmp_path / "cls.pt"), str(tmp_path / "bundle"), "--noise-scale", "0"])
+    log = json.loads((tmp_path / "bundle" / "train_log.json").read_text())
+    assert log["classifier_target"] == {"end_frames": 3, "retrained_alone": True}

@@ -8,7 +8,7 @@
 #   STAGE=heldout bash training/mem0_tiny/mn.sh  # 10 expert episodes per task on unseen seeds, for classifier_eval
 #   STAGE=planner bash training/mem0_tiny/mn.sh  # planner calls: scripted expert + every runtime episode; retrain it
 #   STAGE=train   bash training/mem0_tiny/mn.sh  # perception (unless trained), then the execution module
-#   STAGE=export  bash training/mem0_tiny/mn.sh  # the bundle, with the planner, checked, parity (CKPT=it7c4: another)
+#   STAGE=export  bash training/mem0_tiny/mn.sh  # the bundle, planner, check, parity (CKPT=it6c4: that checkpoint)
 #   STAGE=dagger ITER=1 bash training/mem0_tiny/mn.sh  # rollouts of the bundle (learned classifier + planner), retrain warm
 #   STAGE=classifier ITER=7 bash training/mem0_tiny/mn.sh  # it7.pt's classifier alone on END_FRAMES -> it7c4.pt
 #     (a repeated press lasts 8 steps: all positive under Mem-0's 8)
@@ -18,8 +18,8 @@
 # (30), END_FRAMES (the classifier's positives: a subtask's last N frames, 4; Mem-0's 8 made iterations 0-6, whose
 # classifier the classifier stage retrained on 4), CLASSIFIER_MIN (5), SWITCH_COUNT and THRESHOLD (the
 # classifier's debounce, 3 and 0.7 for END_FRAMES 4; engram_ml.mem0_tiny.debounce_sweep scores them on
-# GT-classifier runs, closed-loop rows decide), THREADS (torch threads of the execution module's training, 1), ROOT (data/mn),
-# BUNDLE (policies/mem0-tiny-mn).
+# GT-classifier runs, closed-loop rows decide), THREADS (torch threads of the execution module's training, 1),
+# ROOT (data/mn), BUNDLE (policies/mem0-tiny-mn).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TASKS=${TASKS:-"press-button cover-blocks blocks-ranking-try battery-try"}
