@@ -53,14 +53,18 @@ def frame_logits(checkpoint: str, perception: str, dirs: List[str], batch: int =
     return data, torch.cat(out)
 
 
-def debounce(probabilities: Sequence[float], threshold: float, switch_count: int) -> List[int]:
-    """The frames where the runtime's debounce declares an end (src/policy/mem0/subtaskDebounce.ts)."""
-    ends, positives = [], 0
+def debounce(probabilities: Sequence[float], threshold: float, switch_count: int, rearm: bool = False) -> List[int]:
+    """The frames where the runtime's debounce declares an end (src/policy/mem0/subtaskDebounce.ts); with
+    `rearm` the count after an end starts once a tick has fallen below the threshold."""
+    ends, positives, armed = [], 0, True
     for t, p in enumerate(probabilities):
+        if not armed:
+            armed = p < threshold
+            continue
         positives += 1 if p >= threshold else 0
         if positives >= switch_count:
             ends.append(t)
-            positives = 0
+            positives, armed = 0, not rearm
     return ends
 
 
@@ -81,7 +85,9 @@ def match(
     return len(offsets), len(declared) - len(offsets), len(truth) - len(offsets), offsets
 
 
-def scores(data: Data, logits: torch.Tensor, switch_counts: Sequence[int], threshold: float = 0.5) -> Dict:
+def scores(
+    data: Data, logits: torch.Tensor, switch_counts: Sequence[int], threshold: float = 0.5, rearm: bool = False
+) -> Dict:
     """Per task and switch count: precision, recall, mean offset (steps), over the episodes' true ends."""
     prob = torch.sigmoid(logits).tolist()
     per: Dict[str, Dict[int, List[int]]] = {}
@@ -91,7 +97,7 @@ def scores(data: Data, logits: torch.Tensor, switch_counts: Sequence[int], thres
         T = meta["frames"]
         truth = true_ends(meta)
         for n in switch_counts:
-            tp, fp, fn, off = match(debounce(prob[start : start + T], threshold, n), truth)
+            tp, fp, fn, off = match(debounce(prob[start : start + T], threshold, n, rearm), truth)
             acc = per.setdefault(meta["task"], {}).setdefault(n, [0, 0, 0])
             acc[0], acc[1], acc[2] = acc[0] + tp, acc[1] + fp, acc[2] + fn
             offsets.setdefault(meta["task"], {}).setdefault(n, []).extend(off)
@@ -116,13 +122,14 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     ap.add_argument("--data", required=True, help="comma-separated held-out collect.ts folders")
     ap.add_argument("--switch-counts", default="1-8", help="switch counts to score, A-B (default 1-8)")
     ap.add_argument("--threshold", type=float, default=0.5, help="the debounce's probability threshold (default 0.5)")
+    ap.add_argument("--rearm", action="store_true", help="the debounce's rearm (manifest classifier.rearm)")
     args = ap.parse_args(argv)
     bounds = args.switch_counts.split("-")
     if len(bounds) != 2 or not all(x.isdigit() for x in bounds) or not 1 <= int(bounds[0]) <= int(bounds[1]):
         raise SystemExit(f"classifier_eval: --switch-counts expects A-B with 1 <= A <= B, got {args.switch_counts!r}")
     a, b = int(bounds[0]), int(bounds[1])
     data, logits = frame_logits(args.checkpoint, args.perception, args.data.split(","))
-    print(json.dumps({"checkpoint": args.checkpoint, "scores": scores(data, logits, range(a, b + 1), args.threshold)}))
+    print(json.dumps({"checkpoint": args.checkpoint, "scores": scores(data, logits, range(a, b + 1), args.threshold, args.rearm)}))
 
 
 if __name__ == "__main__":

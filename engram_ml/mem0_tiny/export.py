@@ -137,6 +137,7 @@ def manifest(
     noise_scale: float,
     switch_count: int = SWITCH_COUNT,
     threshold: float = THRESHOLD,
+    rearm: bool = False,
 ) -> Dict[str, Any]:
     """policy.yaml's content for a checkpoint (models not yet pinned: pin_models)."""
     st = ckpt["stats"]
@@ -190,7 +191,7 @@ def manifest(
             **({"strategy": ckpt["memory_strategy"]} if ckpt.get("memory_strategy", "mem0") != "mem0" else {}),
             **({"tokendrop": tokendrop_section(ckpt)} if d.token_dim else {}),
         },
-        "classifier": {"threshold": threshold, "switch_count": switch_count},
+        "classifier": {"threshold": threshold, "switch_count": switch_count, **({"rearm": True} if rearm else {})},
         "models": {
             "encoder": {
                 "file": "encoder.onnx",
@@ -422,6 +423,11 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> No
         default=THRESHOLD,
         help=f"manifest classifier.threshold: the probability a tick counts as positive from (default {THRESHOLD})",
     )
+    ap.add_argument(
+        "--rearm",
+        action="store_true",
+        help="manifest classifier.rearm: after an end, count again only once a tick falls below the threshold",
+    )
     args = ap.parse_args(argv)
     if args.switch_count < 1:
         raise SystemExit(f"export: --switch-count must be at least 1, got {args.switch_count}")
@@ -430,7 +436,7 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> No
     ckpt, d, model = load(args.checkpoint)
     os.makedirs(args.out, exist_ok=True)
     export_onnx(model, d, args.out)
-    m = pin_models(manifest(args.name, d, ckpt, args.noise_scale, args.switch_count, args.threshold), args.out)
+    m = pin_models(manifest(args.name, d, ckpt, args.noise_scale, args.switch_count, args.threshold, args.rearm), args.out)
     tr = ckpt["train"]
     recipe = ckpt.get("recipe", "expert demonstrations: train end-to-end")
     seeds = f"seeds {min(tr['seeds'])}-{max(tr['seeds'])}"

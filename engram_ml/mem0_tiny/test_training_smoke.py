@@ -314,14 +314,15 @@ def test_a_classifier_reading_the_state_trains_and_is_scored_offline_per_switch_
     assert s["press-button"][8]["true_ends"] == 3  # the success's two ends, the failure's one
     # The runtime's debounce and summary.json's matching.
     assert classifier_eval.debounce([0.9, 0.9, 0.9, 0.1, 0.9, 0.9, 0.1, 0.9], 0.5, 3) == [2, 7]
+    assert classifier_eval.debounce([0.9] * 6 + [0.1, 0.9, 0.9, 0.9], 0.5, 3, rearm=True) == [2, 9]  # as subtaskDebounce.ts
     assert classifier_eval.match([2, 20], [4, 30]) == (1, 1, 1, [-2])
     # Exported, the classifier reads the state beside the summary; onnxruntime-node and Mem0Policy agree with torch.
     pytest.importorskip("onnx", reason="export writes ONNX (apt: python3-onnx)")
     bundle = tmp_path / "bundle"
-    debounce = ["--switch-count", "6", "--threshold", "0.7"]
+    debounce = ["--switch-count", "6", "--threshold", "0.7", "--rearm"]
     export.main([str(tmp_path / "c.pt"), str(bundle), "--noise-scale", "0", *debounce])
     manifest = (bundle / "policy.yaml").read_text()
-    assert "classifier: {threshold: 0.7, switch_count: 6}" in manifest
+    assert "classifier: {threshold: 0.7, switch_count: 6, rearm: true}" in manifest  # Mem0Policy's schema takes it
     cls_inputs = yaml.safe_load(manifest)["models"]["classifier"]["inputs"]
     assert cls_inputs["state"] == {"name": "state", "type": "float32", "shape": [1, 16]}
     repo = Path(__file__).resolve().parents[2]

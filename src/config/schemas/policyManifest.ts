@@ -172,7 +172,8 @@ export const policyManifestSchema = z.object({
     feature_dim: intIn(1, 65_536),
     summary_tokens: intIn(1, 64),
   }).strict(),
-  classifier: z.object({ threshold: z.number().min(0).max(1), switch_count: intIn(1, 1000) }).strict(),
+  /** `rearm` (default false): after an end, count again only once a tick has fallen below the threshold (subtaskDebounce.ts). */
+  classifier: z.object({ threshold: z.number().min(0).max(1), switch_count: intIn(1, 1000), rearm: z.boolean().optional() }).strict(),
   models: z.object({
     encoder: model(MODEL_ROLES.encoder.inputs, MODEL_ROLES.encoder.outputs),
     memory: memoryModel(),

@@ -43,7 +43,7 @@ export interface Mem0Options {
   ablation?: Mem0Ablation;
   /** The run's memory strategy (run config `memory`); absent or null: the manifest's. */
   memory?: MemoryChoice | null;
-  /** Decides subtask ends from the classifier logit. Default: the manifest's debounce (threshold, switch_count). */
+  /** Decides subtask ends from the classifier logit. Default: the manifest's debounce (threshold, switch_count, rearm). */
   endDetector?: EndDetector;
   onEvent?: (event: Mem0Event) => void;
   log?: (line: string) => void;
@@ -89,7 +89,8 @@ export class Mem0Policy implements Policy {
     this.robotOrder = robotOrder(this.layout, opts.robot);
     const spec = mem0MemorySpec(m.memory, opts.ablation, opts.memory, this.where);
     this.memory = createMemoryStrategy(spec, m.memory.feature_dim, m.memory.window);
-    this.ends = opts.endDetector ?? debounceDetector({ threshold: m.classifier.threshold, switchCount: m.classifier.switch_count });
+    const { threshold, switch_count: switchCount, rearm } = m.classifier;
+    this.ends = opts.endDetector ?? debounceDetector({ threshold, switchCount, rearm });
     this.spec = {
       name: m.name, cameras: [...m.cameras], imageSize: { width: m.image.width, height: m.image.height },
       layout: m.layout.action, horizon: m.horizon, controlHz: m.control_hz,

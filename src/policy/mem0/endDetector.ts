@@ -22,7 +22,7 @@ export interface EndDetector {
   reset(): void;
 }
 
-/** The manifest's debounce: an end when `switchCount` logits with σ ≥ threshold have come since the last end. */
+/** The manifest's debounce: an end when `switchCount` logits with σ ≥ threshold have come since the last end (and, with `rearm`, since a tick below it). */
 export function debounceDetector(cfg: DebounceConfig): EndDetector {
   let state = initialDebounce();
   return {

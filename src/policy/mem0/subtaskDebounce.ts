@@ -2,17 +2,25 @@
  * Mem-0 subtask-end debounce (pure): a subtask end is declared when the number of ticks with
  * sigmoid(logit) >= threshold since the last switch reaches `switchCount`. Ticks need not be
  * consecutive; the count restarts at 0 after every declared end (and on reset).
+ *
+ * With `rearm`, the count after a declared end starts only once a tick has fallen below the threshold:
+ * one run of positive ticks declares one end. A classifier that stays high through its whole end target
+ * (the last frames of a subtask, and the first of the next while its memory refills) would otherwise
+ * declare a second end `switchCount` ticks after the first.
  */
 
 /** Manifest `classifier` settings. */
 export interface DebounceConfig {
   threshold: number;
   switchCount: number;
+  /** Manifest `classifier.rearm` (absent: false). */
+  rearm?: boolean;
 }
 
-/** Count of positive ticks since the last switch. */
+/** Count of positive ticks since the last switch; `armed` false while a rearming debounce waits for a negative tick. */
 export interface DebounceState {
   positives: number;
+  armed: boolean;
 }
 
 /** Result of one tick. */
@@ -30,9 +38,9 @@ export function sigmoid(x: number): number {
   return e / (1 + e);
 }
 
-/** Initial state (after reset or a switch). */
+/** Initial state (after reset). */
 export function initialDebounce(): DebounceState {
-  return { positives: 0 };
+  return { positives: 0, armed: true };
 }
 
 /**
@@ -42,7 +50,8 @@ export function initialDebounce(): DebounceState {
 export function debounceStep(state: DebounceState, logit: number, cfg: DebounceConfig): DebounceStep {
   const probability = sigmoid(logit);
   const positive = Number.isFinite(logit) && probability >= cfg.threshold;
+  if (!state.armed) return { state: { positives: 0, armed: !positive }, probability, positive, ended: false };
   const positives = state.positives + (positive ? 1 : 0);
-  if (positives >= cfg.switchCount) return { state: { positives: 0 }, probability, positive, ended: true };
-  return { state: { positives }, probability, positive, ended: false };
+  if (positives >= cfg.switchCount) return { state: { positives: 0, armed: !cfg.rearm }, probability, positive, ended: true };
+  return { state: { positives, armed: true }, probability, positive, ended: false };
 }
