@@ -129,6 +129,7 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> No
         "log": [],
         "imported_from": os.path.abspath(args.bundle),
         "bundle_header": header,
+        **bundle_history(args.bundle),
     }
     tok = m["tokenizer"]
     save_checkpoint(
@@ -157,6 +158,26 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> No
             {"imported": args.bundle, "out": args.out, "perception": args.perception_out, "parity_max_abs_diff": worst}
         )
     )
+
+
+def bundle_history(bundle: str) -> Dict[str, Any]:
+    """The steps, time and loss log of the bundle's train_log.json, so that training on from the import counts on
+    from them (train.py adds to its --init's); nothing when the bundle has none."""
+    path = os.path.join(bundle, "train_log.json")
+    if not os.path.isfile(path):
+        return {}
+    with open(path) as f:
+        try:
+            history = json.load(f)
+        except ValueError as e:
+            raise SystemExit(f"{path}: not JSON ({e})")
+    numbers = {"steps": int, "seconds": float, "cpu_seconds": float}
+    for name in numbers:
+        if not isinstance(history.get(name), (int, float)):
+            raise SystemExit(f"{path}: field {name}: expected a number, got {history.get(name)!r}")
+    if not isinstance(history.get("log"), list):
+        raise SystemExit(f"{path}: field log: expected a list, got {type(history.get('log')).__name__}")
+    return {**{name: kind(history[name]) for name, kind in numbers.items()}, "log": history["log"]}
 
 
 def parity_difference(model: Mem0Tiny, d: Dims, m: Dict[str, Any], expected: Dict[str, Any]) -> float:

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import torch
 
+from engram_ml.mem0_tiny.checkpoint import load_checkpoint
 from engram_ml.mem0_tiny.export import PARITY_SEED, parity_images, parity_state
 from engram_ml.mem0_tiny.tiny_checkpoint import write_tiny_checkpoint
 from engram_ml.memory.framesamp import frame_sampling_indices
@@ -37,6 +38,9 @@ def test_the_shipped_bundle_through_the_adapter_reproduces_its_parity_values(tmp
     expected = json.loads((SHIPPED / "parity.json").read_text())
     adapter = create(str(tmp_path / "m.pt"))
     assert adapter.m["flow_noise_scale"] == 0.0  # the bundle's, recorded by import-bundle
+    history = json.loads((SHIPPED / "train_log.json").read_text())
+    train = load_checkpoint(str(tmp_path / "m.pt"))["train"]
+    assert (train["steps"], train["log"]) == (history["steps"], history["log"])  # training on counts on from them
     adapter.reset(PARITY_SEED, 0, "M(1)")
     adapter.set_instruction(expected["instruction"])
     st = adapter.m["normalization"]["state"]
