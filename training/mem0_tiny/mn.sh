@@ -10,15 +10,19 @@
 #   STAGE=train   bash training/mem0_tiny/mn.sh  # perception (unless trained), then the execution module
 #   STAGE=export  bash training/mem0_tiny/mn.sh  # the bundle, planner, check, parity (CKPT=it6c4: that checkpoint)
 #   STAGE=dagger ITER=1 bash training/mem0_tiny/mn.sh  # rollouts of the bundle (learned classifier + planner), retrain warm
+#   STAGE=rollouts ITER=7 bash training/mem0_tiny/mn.sh  # the rollouts alone (it7/)
 #   STAGE=classifier ITER=7 bash training/mem0_tiny/mn.sh  # it7.pt's classifier alone on END_FRAMES -> it7c4.pt
-#     (a repeated press lasts 8 steps: all positive under Mem-0's 8)
+#     (a repeated press lasts 8 steps: all positive under Mem-0's 8); INIT=it6c4 DATA=data/mn/it7: it6c4.pt's
+#     classifier on those rollouts alone -> it6c4c4.pt (the shipped bundle; the checkpoints lost, import-bundle
+#     rebuilds it6c4.pt and perception.pt from the bundle: policies/mem0-tiny-mn/README.md, Commands)
 #   ONLY=mn- bash training/mem0_tiny/evaluate.sh  # the table's rows: full, w/o key memory, GT classifier, oracle planner
 # Environment: TASKS (the four), EPISODES (per task; 50, DAgger 20), SEED (DAgger's first seed; ITER x 200),
 # BETA (DAgger: the expert's share of chunks, 0.5), PERCEPTION_MIN (15), POLICY_MIN (25; DAgger 15), PLANNER_MIN
 # (30), END_FRAMES (the classifier's positives: a subtask's last N frames, 4; Mem-0's 8 made iterations 0-6, whose
 # classifier the classifier stage retrained on 4), CLASSIFIER_MIN (5), SWITCH_COUNT and THRESHOLD (the
 # classifier's debounce, 3 and 0.7 for END_FRAMES 4; engram_ml.mem0_tiny.debounce_sweep scores them on
-# GT-classifier runs, closed-loop rows decide), THREADS (torch threads of the execution module's training, 1),
+# GT-classifier runs, closed-loop rows decide), REARM (1: the manifest's classifier.rearm, one end per run of
+# positive ticks; 0: off), INIT and DATA (the classifier stage's warm start and folders), THREADS (torch threads of the execution module's training, 1),
 # ROOT (data/mn), BUNDLE (policies/mem0-tiny-mn).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -44,7 +48,7 @@ collect() {
 
 data_dirs() { ls -d "$ROOT"/it[0-9]* | grep -v failed | sort -V | paste -sd, -; }
 
-case "${STAGE:?set STAGE: data | heldout | planner | train | export | dagger | classifier}" in
+case "${STAGE:?set STAGE: data | heldout | planner | train | export | rollouts | dagger | classifier}" in
   data)
     EPISODES=${EPISODES:-50}
     # The expert acts on every chunk: the collector only needs the cameras, image size, vocabulary and a planner.
@@ -82,12 +86,12 @@ case "${STAGE:?set STAGE: data | heldout | planner | train | export | dagger | c
   export)
     CKPT=${CKPT:-it${ITER:-0}}
     "$PY" -m engram_ml export "$ROOT/runs/$CKPT.pt" "$BUNDLE" --name "$(basename "$BUNDLE")" --noise-scale 0 \
-      --switch-count "${SWITCH_COUNT:-3}" --threshold "${THRESHOLD:-0.7}"
+      --switch-count "${SWITCH_COUNT:-3}" --threshold "${THRESHOLD:-0.7}" $([ "${REARM:-1}" = 1 ] && echo --rearm)
     "$PY" -m engram_ml.planner.export "$PLANNER" "$BUNDLE"
     npx tsx src/cli.ts check "$BUNDLE/policy.yaml"
     MEM0_TINY_BUNDLE="$BUNDLE" node --import tsx --test test/policy/mem0TinyParity.test.ts
     ;;
-  dagger)
+  rollouts | dagger)
     ITER=${ITER:?set ITER (1, 2, ...)}
     EPISODES=${EPISODES:-20}
     SEED=${SEED:-$((ITER * 200))}
@@ -102,16 +106,17 @@ case "${STAGE:?set STAGE: data | heldout | planner | train | export | dagger | c
     done
     # The bundle's own classifier and planner decide the subtask ends and texts; the oracle labels every state.
     collect "$BUNDLE" launch/sim-x-one.yaml "${BETA:-0.5}" "it$ITER" "$SEED"
+    [ "$STAGE" = rollouts ] && exit 0
     "$PY" -m engram_ml train policy --data "$(data_dirs)" --perception "$ROOT/runs/perception.pt" \
       --init "$ROOT/runs/it$((ITER - 1)).pt" --out "$ROOT/runs/it$ITER.pt" --minutes "${POLICY_MIN:-15}" \
       --window 8 --pos-weight 10 --memory-aux 0 --end-frames "$END_FRAMES" --threads "${THREADS:-1}"
     ;;
   classifier)
-    ITER=${ITER:?set ITER (the policy checkpoint it\$ITER.pt)}
-    "$PY" -m engram_ml train policy --data "$(data_dirs)" --perception "$ROOT/runs/perception.pt" \
-      --init "$ROOT/runs/it$ITER.pt" --out "$ROOT/runs/it${ITER}c$END_FRAMES.pt" --classifier-only \
+    INIT=${INIT:-it${ITER:?set ITER (the policy checkpoint it\$ITER.pt) or INIT (runs/\$INIT.pt)}}
+    "$PY" -m engram_ml train policy --data "${DATA:-$(data_dirs)}" --perception "$ROOT/runs/perception.pt" \
+      --init "$ROOT/runs/$INIT.pt" --out "$ROOT/runs/${INIT}c$END_FRAMES.pt" --classifier-only \
       --end-frames "$END_FRAMES" --minutes "${CLASSIFIER_MIN:-5}" --window 8 --pos-weight 10 --memory-aux 0 \
       --threads "${THREADS:-1}"
     ;;
-  *) echo "STAGE=$STAGE: expected data, heldout, planner, train, export, dagger or classifier" >&2; exit 2 ;;
+  *) echo "STAGE=$STAGE: expected data, heldout, planner, train, export, rollouts, dagger or classifier" >&2; exit 2 ;;
 esac
