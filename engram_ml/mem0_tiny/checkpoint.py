@@ -8,6 +8,7 @@ the state dicts, one dict, as the training code reads it (ckpt["dims"], ckpt["st
 """
 
 import json
+import os
 from typing import Any, Dict, Mapping
 
 import torch
@@ -25,6 +26,8 @@ def save_checkpoint(path: str, meta: Mapping[str, Any], **state_dicts: Mapping[s
 
 def load_checkpoint(path: str) -> Dict[str, Any]:
     """Reads a checkpoint save_checkpoint wrote (weights_only: nothing in it runs); its meta and state dicts."""
+    if not os.path.isfile(path):
+        raise ValueError(f"{path}: no such checkpoint file")
     try:
         raw = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:  # noqa: BLE001 - a foreign or older file: say what the reader expects

@@ -5,6 +5,7 @@ here, the memory module sees exactly the anchor and window the Mem-0 rule gives,
 """
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any, Dict, List
 
@@ -21,6 +22,20 @@ from engram_ml.servers.mem0_tiny_adapter import Mem0TinyAdapter, create
 
 REPO = Path(__file__).resolve().parents[2]
 SHIPPED = REPO / "policies" / "mem0-tiny"
+
+
+@pytest.mark.skipif(not (SHIPPED / "train_log.json").is_file(), reason=f"{SHIPPED}/train_log.json absent")
+def test_a_bundle_whose_train_log_is_malformed_is_refused_naming_the_field(tmp_path: Path) -> None:
+    pytest.importorskip("onnx", reason="import-bundle reads the ONNX files (apt: python3-onnx)")
+    from engram_ml.mem0_tiny import import_bundle
+
+    bundle = tmp_path / "bundle"
+    shutil.copytree(SHIPPED, bundle, ignore=shutil.ignore_patterns("ablations"))
+    log = json.loads((bundle / "train_log.json").read_text())
+    (bundle / "train_log.json").write_text(json.dumps({**log, "steps": "many"}))
+    with pytest.raises(SystemExit, match="train_log.json: field steps: expected a number, got 'many'"):
+        import_bundle.main([str(bundle), str(tmp_path / "m.pt"), str(tmp_path / "p.pt")])
+    assert not (tmp_path / "m.pt").exists()
 
 
 def _camera_images(adapter: Mem0TinyAdapter, flat: np.ndarray) -> Dict[str, np.ndarray]:

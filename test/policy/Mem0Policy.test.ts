@@ -1,7 +1,7 @@
 /** Mem0Policy end to end on ORT against the plain-TS reference: memory semantics, debounce, ablations, flow chunks, layout. */
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, cpSync, mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadMem0Policy, mem0MemorySpec, type Mem0Event, type Mem0Options } from "../../src/policy/mem0/Mem0Policy.js";
@@ -117,6 +117,20 @@ test("M(1): a declared end keeps the memory (one instruction segment spans the e
   assert.ok(maxAbsDiff(results.map((r) => r.logit), referenceLogits(obs, obs.map(() => false), { anchor: true, window: true })) < 1e-4);
   const summary = events.map((e) => (e.kind === "memory" ? `${e.step}:${e.op.kind}` : `${e.step}:end:${e.source}`));
   assert.deepEqual(summary, ["0:anchor_set", "2:end:classifier", "5:end:classifier"]);
+  await p.close();
+});
+
+test("manifest classifier.rearm: a classifier positive on every tick declares one end, not one every switch_count ticks", async () => {
+  cpSync(join(root, "pos"), join(root, "rearm"), { recursive: true });
+  const yaml = join(root, "rearm", "policy.yaml");
+  const text = readFileSync(yaml, "utf8");
+  assert.match(text, /^ *switch_count: 3$/m);
+  writeFileSync(yaml, text.replace(/^( *)switch_count: 3$/m, "$1switch_count: 3\n$1rearm: true"));
+  const p = await loadMem0Policy(join(root, "rearm"), { actionJointNames: BIMANUAL_16D });
+  await p.reset({ task: "t", episode: 0, seed: 42, instruction: INSTR });
+  const ended = [];
+  for (let t = 0; t < 8; t++) ended.push((await p.observe(observation())).subtaskEnded);
+  assert.deepEqual(ended, [false, false, true, false, false, false, false, false]);
   await p.close();
 });
 

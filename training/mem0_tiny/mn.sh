@@ -85,8 +85,13 @@ case "${STAGE:?set STAGE: data | heldout | planner | train | export | rollouts |
     ;;
   export)
     CKPT=${CKPT:-it${ITER:-0}}
+    case "${REARM:-1}" in
+      1) rearm=(--rearm) ;;
+      0) rearm=() ;;
+      *) echo "STAGE=export: REARM=$REARM: expected 1 (the manifest's classifier.rearm) or 0" >&2; exit 2 ;;
+    esac
     "$PY" -m engram_ml export "$ROOT/runs/$CKPT.pt" "$BUNDLE" --name "$(basename "$BUNDLE")" --noise-scale 0 \
-      --switch-count "${SWITCH_COUNT:-3}" --threshold "${THRESHOLD:-0.7}" $([ "${REARM:-1}" = 1 ] && echo --rearm)
+      --switch-count "${SWITCH_COUNT:-3}" --threshold "${THRESHOLD:-0.7}" "${rearm[@]}"
     "$PY" -m engram_ml.planner.export "$PLANNER" "$BUNDLE"
     npx tsx src/cli.ts check "$BUNDLE/policy.yaml"
     MEM0_TINY_BUNDLE="$BUNDLE" node --import tsx --test test/policy/mem0TinyParity.test.ts
