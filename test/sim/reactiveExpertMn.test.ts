@@ -14,7 +14,7 @@ import { distXy } from "../../src/sim/tasks/geometry.js";
 import type { Button } from "../../src/sim/tasks/props.js";
 import type { ObjectId, Vec3 } from "../../src/sim/world/types.js";
 import type { TaskScene } from "../../src/sim/tasks/types.js";
-import { TRAVEL_Z } from "../../src/sim/expert/primitives.js";
+import { CENTRE_LANE_M, TRAVEL_Z, armFor } from "../../src/sim/expert/primitives.js";
 import { runExpertEpisode, type ExpertEpisodeOptions, type SteppableWorld } from "../../src/sim/expert/runExpertEpisode.js";
 import { mulberry32 } from "../../src/task/rng.js";
 
@@ -138,3 +138,25 @@ for (const [taskId, kinds] of Object.entries(KINDS)) {
     assert.ok(failures.length <= 2, `${40 - failures.length}/40 solved; failed: ${failures.join(", ")}`);
   });
 }
+
+test("armFor: the centre lane goes to the right arm, either side of it by the sign of y", () => {
+  assert.deepEqual([0.02, 0, -0.02, 0.04, -0.04].map((y) => armFor(world, y, CENTRE_LANE_M)), ["right", "right", "right", "left", "right"]);
+  assert.deepEqual([0.02, 0, -0.02].map((y) => armFor(world, y)), ["left", "left", "right"]);
+});
+
+test("cover-blocks reactive expert: the middle lid is carried by the right arm on either side of the centre line", () => {
+  // Seeds 1000 and 1002 put the row 1.3 cm and 0.1 cm left of centre (+y), 1001 0.9 cm right of it.
+  for (const seed of [1000, 1001, 1002]) {
+    world.reset();
+    const carriers = new Set<string>();
+    const result = runExpertEpisode(world, getTask("cover-blocks"), seed, {
+      profile, expert: "reactive",
+      onStep: (_tick, w, scene) => {
+        const middleLid = (scene as TaskScene & { lids: ObjectId[] }).lids[1]!;
+        for (const arm of w.armNames) if (w.heldObject(arm) === middleLid) carriers.add(arm);
+      },
+    });
+    assert.ok(result.success, `seed ${seed}: the expert failed`);
+    assert.deepEqual([...carriers], ["right"], `seed ${seed}: the middle lid was carried by ${[...carriers].join(", ")}`);
+  }
+});

@@ -13,11 +13,21 @@ export const TRAVEL_Z = TABLE_Z + 0.16;
 /** Slower speed for the last centimetres down and up, m/s. */
 const VERTICAL_MPS = 0.18;
 
-/** The arm that works at lateral position y: the only arm, or on X-One the left arm for y ≥ 0, else the right. */
-export function armFor(world: SimWorldApi, y: number): string {
+/**
+ * Half-width of the centre lane, m, where the M(n) experts always use the right arm: their middle objects sit
+ * within 2 cm of the centre line, and an arm chosen by the sign of that offset is a switch a camera policy
+ * can hardly see (on Cover Blocks it made the middle lid's arm a coin toss for the policy).
+ */
+export const CENTRE_LANE_M = 0.03;
+
+/**
+ * The arm that works at lateral position y: the only arm, or on X-One the left arm for y ≥ 0, else the
+ * right; with `centreLaneM`, the right arm within that distance of the centre line.
+ */
+export function armFor(world: SimWorldApi, y: number, centreLaneM = 0): string {
   const arms = world.armNames;
   if (arms.length === 1) return arms[0]!;
-  if (arms.includes("left") && arms.includes("right")) return y >= 0 ? "left" : "right";
+  if (arms.includes("left") && arms.includes("right")) return y >= 0 && Math.abs(y) >= centreLaneM ? "left" : "right";
   throw new Error(`expert: cannot choose an arm among [${arms.join(", ")}] (expected one arm, or "left" and "right")`);
 }
 

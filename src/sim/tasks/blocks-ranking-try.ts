@@ -11,7 +11,7 @@
 import type { ObjectId, SimWorldApi, Vec3 } from "../world/types.js";
 import { PlanExpert, type ExpertOp, type PlannedSubtask } from "../expert/PlanExpert.js";
 import { ReactiveGoalsExpert, latchedStage, type ReactiveGoal } from "../expert/ReactiveGoalsExpert.js";
-import { armFor, gripWidths, moveObjectOps, pressOps } from "../expert/primitives.js";
+import { CENTRE_LANE_M, armFor, gripWidths, moveObjectOps, pressOps } from "../expert/primitives.js";
 import { homeOps, homePose } from "../expert/orientedOps.js";
 import { TABLE_Z, at, distXy } from "./geometry.js";
 import { BLOCK_HALF, addBlock, addButton, restsAt, updateButton, type Button } from "./props.js";
@@ -111,12 +111,12 @@ export const blocksRankingTry = defineTask<BlocksRankingTryScene>(BLOCKS_RANKING
     const home = homePose(world);
     const homeBoth: ExpertOp[] = world.armNames.flatMap((a) => homeOps(world, home, a));
     // Both hands home first, so every check and swap starts from the same pose.
-    const press = (text: string): PlannedSubtask => ({ text, ops: (w) => [...homeBoth, ...pressOps(armFor(w, s.button.capTop[1]), s.button, widths)] });
+    const press = (text: string): PlannedSubtask => ({ text, ops: (w) => [...homeBoth, ...pressOps(armFor(w, s.button.capTop[1], CENTRE_LANE_M), s.button, widths)] });
     const swap = (text: string, [a, b]: [Position, Position]): PlannedSubtask => ({
       text,
       ops: (w) => {
         const pa = spotOf(a), pb = spotOf(b), park: Vec3 = [pa[0] + PARK_DX_M, pa[1], pa[2]];
-        const arm = armFor(w, (pa[1] + pb[1]) / 2);
+        const arm = armFor(w, (pa[1] + pb[1]) / 2, CENTRE_LANE_M);
         // Which blocks stand there now (privileged state).
         const blockAt = (p: Vec3) => s.blocks.find((id) => restsAt(w, id, p, AT_SPOT_TOL_M, REST_Z))!;
         const ba = blockAt(pa), bb = blockAt(pb);
@@ -138,14 +138,14 @@ export const blocksRankingTry = defineTask<BlocksRankingTryScene>(BLOCKS_RANKING
     const pos = (id: ObjectId) => world.objectPose(id).position;
     const parks: Vec3[] = s.spots.map((p) => [p[0] + PARK_DX_M, p[1], p[2]]);
     const goalAt = (w: SimWorldApi, k: number): ReactiveGoal | undefined => {
-      const buttonArm = armFor(w, s.button.capTop[1]);
+      const buttonArm = armFor(w, s.button.capTop[1], CENTRE_LANE_M);
       if (k % 2 === 0) return { kind: "press", button: s.button, counted: s.button.count > k / 2, arm: buttonArm };
       // Swap (k + 1) / 2: every block to its spot in that arrangement; a block whose spot is taken waits parked.
       const want = arrangements(s.start)[(k + 1) / 2]!;
       const target = (rank: number) => s.spots[want.indexOf(rank)]!;
       const occupied = (p: Vec3, except: ObjectId) => s.blocks.some((b) => b !== except && distXy(pos(b), p) <= AT_SPOT_TOL_M);
       const move = (block: ObjectId, to: Vec3): ReactiveGoal => ({
-        kind: "place", object: block, restCentre: to, arm: armFor(w, (pos(block)[1] + to[1]) / 2),
+        kind: "place", object: block, restCentre: to, arm: armFor(w, (pos(block)[1] + to[1]) / 2, CENTRE_LANE_M),
       });
       const parkFor = (block: ObjectId) => {
         const free = parks.filter((p) => !occupied(p, block));

@@ -9,7 +9,7 @@
 import type { ObjectId, SimWorldApi, Vec3 } from "../world/types.js";
 import { PlanExpert, type PlannedSubtask } from "../expert/PlanExpert.js";
 import { ReactiveGoalsExpert, latchedStage, type ReactiveGoal } from "../expert/ReactiveGoalsExpert.js";
-import { armFor, gripWidths, moveObjectOps } from "../expert/primitives.js";
+import { CENTRE_LANE_M, armFor, gripWidths, moveObjectOps } from "../expert/primitives.js";
 import { TABLE_Z, at, distXy } from "./geometry.js";
 import { BLOCK_HALF, COLORS, addBlock } from "./props.js";
 import { handsClear, letGo, released } from "./progress.js";
@@ -118,7 +118,7 @@ export const coverBlocks = defineTask<CoverBlocksScene>(COVER_BLOCKS, {
       text: texts[i]!,
       ops: (w) => {
         const b = w.objectPose(s.blocks[i]!.id).position;
-        return moveObjectOps(w, armFor(w, b[1]), s.lids[i]!, [b[0], b[1], LID_ON_BLOCK_Z], widths);
+        return moveObjectOps(w, armFor(w, b[1], CENTRE_LANE_M), s.lids[i]!, [b[0], b[1], LID_ON_BLOCK_Z], widths);
       },
     });
     const uncover = (colour: Colour, k: number): PlannedSubtask => ({
@@ -129,7 +129,7 @@ export const coverBlocks = defineTask<CoverBlocksScene>(COVER_BLOCKS, {
         // The lid now on this block (privileged state), put back on its own starting spot.
         const lidIndex = s.lids.findIndex((lid) => distXy(w.objectPose(lid).position, b) <= COVER_TOL_XY_M);
         const li = lidIndex >= 0 ? lidIndex : i;
-        return moveObjectOps(w, armFor(w, b[1]), s.lids[li]!, s.lidSpots[li]!, widths);
+        return moveObjectOps(w, armFor(w, b[1], CENTRE_LANE_M), s.lids[li]!, s.lidSpots[li]!, widths);
       },
     });
     return new PlanExpert(world, [cover(0), cover(1), cover(2), ...ORDER.map(uncover)], { controlHz: robot.control_hz });
@@ -146,7 +146,7 @@ export const coverBlocks = defineTask<CoverBlocksScene>(COVER_BLOCKS, {
       const free = s.lids.filter((l) => !onBlocks.includes(l));
       const lid = held() ?? (free.includes(s.lids[i]!) ? s.lids[i]! : free[0]);
       if (lid === undefined) return undefined;
-      return { kind: "place", object: lid, restCentre: [b[0], b[1], LID_ON_BLOCK_Z], arm: armFor(w, b[1]) };
+      return { kind: "place", object: lid, restCentre: [b[0], b[1], LID_ON_BLOCK_Z], arm: armFor(w, b[1], CENTRE_LANE_M) };
     };
     const goalAt = (w: SimWorldApi, k: number): ReactiveGoal | undefined => {
       if (k < 3) return isCovered(w, s, s.blocks[k]!.id) ? undefined : cover(w, k);   // covered: the hands only rise clear
@@ -162,7 +162,7 @@ export const coverBlocks = defineTask<CoverBlocksScene>(COVER_BLOCKS, {
       const spotFree = (p: Vec3) => s.lids.every((l) => l === lid || distXy(pos(l), p) > COVER_TOL_XY_M);
       const own = s.lidSpots[s.lids.indexOf(lid)]!;
       const spot = spotFree(own) ? own : s.lidSpots.find(spotFree) ?? own;
-      return { kind: "place", object: lid, restCentre: spot, arm: armFor(w, pos(block)[1]) };
+      return { kind: "place", object: lid, restCentre: spot, arm: armFor(w, pos(block)[1], CENTRE_LANE_M) };
     };
     const stage = latchedStage(texts.length, (w, i) => this.subtaskDone(w, s, i));
     return new ReactiveGoalsExpert(world, robot, { arm: armFor(world, 0), texts, controlHz: robot.control_hz, goalAt, stage });

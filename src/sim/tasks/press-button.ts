@@ -7,7 +7,7 @@
 import type { SimWorldApi } from "../world/types.js";
 import { PlanExpert, type PlannedSubtask } from "../expert/PlanExpert.js";
 import { ReactiveGoalsExpert, latchedStage, type ReactiveGoal } from "../expert/ReactiveGoalsExpert.js";
-import { armFor, gripWidths, pressOps } from "../expert/primitives.js";
+import { CENTRE_LANE_M, armFor, gripWidths, pressOps } from "../expert/primitives.js";
 import { COLORS, addButton, addDigit, updateButton, type Button } from "./props.js";
 import { pressLetGo } from "./progress.js";
 import { PRESS_BUTTON, PRESS_TEXTS } from "../../task/press-button.js";
@@ -68,7 +68,7 @@ export const pressButton = defineTask<PressButtonScene>(PRESS_BUTTON, {
   expert(world: SimWorldApi, s, robot) {
     const widths = gripWidths(world, robot);
     const press = (text: string, button: Button): PlannedSubtask =>
-      ({ text, ops: () => pressOps(armFor(world, button.capTop[1]), button, widths) });
+      ({ text, ops: () => pressOps(armFor(world, button.capTop[1], CENTRE_LANE_M), button, widths) });
     const plan: PlannedSubtask[] = [
       ...Array.from({ length: s.n1 }, () => press(PRESS_TEXTS.left, s.left)),
       ...Array.from({ length: s.n2 }, () => press(PRESS_TEXTS.middle, s.middle)),
@@ -82,7 +82,7 @@ export const pressButton = defineTask<PressButtonScene>(PRESS_BUTTON, {
     // Press k of a button has counted once the button's count passed it (then the hand only rises off it).
     const goalAt = (_w: SimWorldApi, k: number): ReactiveGoal => {
       const [button, before] = k < s.n1 ? [s.left, 0] : k < s.n1 + s.n2 ? [s.middle, s.n1] : [s.confirm, s.n1 + s.n2];
-      return { kind: "press", button, counted: button.count > k - before, arm: armFor(world, button.capTop[1]) };
+      return { kind: "press", button, counted: button.count > k - before, arm: armFor(world, button.capTop[1], CENTRE_LANE_M) };
     };
     const stage = latchedStage(texts.length, (w, i) => this.subtaskDone(w, s, i));
     return new ReactiveGoalsExpert(world, robot, { arm: armFor(world, 0), texts, controlHz: robot.control_hz, goalAt, stage });
