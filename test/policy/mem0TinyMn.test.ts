@@ -1,8 +1,9 @@
 /**
  * policies/mem0-tiny-mn, the CI smoke of Mem-0's dual system on the M(n) tasks (the trained bundle; its
- * 50-episode tables are training/mem0_tiny/evaluate.sh's, not CI's): the bundle and its planner load and
- * pass the checks, and two short Press Button episodes run closed loop on the twin with the learned
- * classifier declaring the subtask ends and the learned planner answering from them.
+ * 50-episode tables are training/mem0_tiny/evaluate.sh's, not CI's): the bundle, and its fine-tune on Cover
+ * Blocks (policies/mem0-tiny-mn-cover-blocks), load with their planners and pass the checks, and two short
+ * Press Button episodes run closed loop on the twin with the learned classifier declaring the subtask ends and
+ * the learned planner answering from them.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -17,12 +18,15 @@ import { loadRobotProfile } from "../../src/robot/loadRobotProfile.js";
 import { jsonl } from "../cli/runHarness.js";
 
 const BUNDLE = "policies/mem0-tiny-mn";
-const skip = existsSync(join(BUNDLE, "policy.yaml")) ? false : `${BUNDLE} absent: training/mem0_tiny/mn.sh makes it`;
+const absent = (bundle: string) => existsSync(join(bundle, "policy.yaml")) ? false : `${bundle} absent: training/mem0_tiny/mn.sh makes it`;
+const skip = absent(BUNDLE);
 
-test("mem0-tiny-mn: bundle, planner and tokenizer pass the checks", { skip }, async () => {
-  assert.deepEqual(await mem0BundleIssues(BUNDLE), []);
-  assert.deepEqual(await learnedPlannerIssues(BUNDLE), []);
-});
+for (const bundle of [BUNDLE, "policies/mem0-tiny-mn-cover-blocks"]) {
+  test(`${bundle}: bundle, planner and tokenizer pass the checks`, { skip: absent(bundle) }, async () => {
+    assert.deepEqual(await mem0BundleIssues(bundle), []);
+    assert.deepEqual(await learnedPlannerIssues(bundle), []);
+  });
+}
 
 test("mem0-tiny-mn: two Press Button episodes, the learned classifier and planner closing the loop", { skip, timeout: 300_000 }, async () => {
   const out = mkdtempSync(join(tmpdir(), "engram-mn-smoke-"));

@@ -45,14 +45,17 @@ vpo-mem0|launch/sim-franka-video.yaml|policies/framesamp-tiny-order/ablations/me
 # The M(n) rows (policies/mem0-tiny-mn): per task, the full dual system, without key memory, with the twin's
 # subtask ends (GT classifier), with the twin's next subtask (oracle planner: what the twin shows when the
 # classifier declares an end) and with the twin's plan walked one entry per declared end (oracle list: the right
-# next subtask whenever the declared ends are right); the table: mnTable.ts.
+# next subtask whenever the declared ends are right); the table: mnTable.ts. Cover Blocks runs its own bundle
+# (policies/mem0-tiny-mn-cover-blocks: the M(n) bundle fine-tuned on that task alone).
 for task in press-button cover-blocks blocks-ranking-try battery-try; do
+  mn=policies/mem0-tiny-mn
+  [ -f "$mn-$task/policy.yaml" ] && mn=$mn-$task
   ROWS="$ROWS
-mn-full-$task|launch/sim-x-one.yaml|policies/mem0-tiny-mn|$task|$EPISODES
-mn-no-key-$task|launch/sim-x-one-no-key.yaml|policies/mem0-tiny-mn|$task|$EPISODES
-mn-gt-classifier-$task|launch/sim-x-one-oracle.yaml|policies/mem0-tiny-mn|$task|$EPISODES
-mn-oracle-planner-$task|launch/sim-x-one-oracle-planner.yaml|policies/mem0-tiny-mn|$task|$EPISODES
-mn-oracle-list-$task|launch/sim-x-one-oracle-list.yaml|policies/mem0-tiny-mn|$task|$EPISODES"
+mn-full-$task|launch/sim-x-one.yaml|$mn|$task|$EPISODES
+mn-no-key-$task|launch/sim-x-one-no-key.yaml|$mn|$task|$EPISODES
+mn-gt-classifier-$task|launch/sim-x-one-oracle.yaml|$mn|$task|$EPISODES
+mn-oracle-planner-$task|launch/sim-x-one-oracle-planner.yaml|$mn|$task|$EPISODES
+mn-oracle-list-$task|launch/sim-x-one-oracle-list.yaml|$mn|$task|$EPISODES"
 done
 ONLY=${ONLY:-}
 

@@ -11,6 +11,8 @@
 #   STAGE=export  bash training/mem0_tiny/mn.sh  # the bundle, planner, check, parity (CKPT=it6c4: that checkpoint)
 #   STAGE=dagger ITER=1 bash training/mem0_tiny/mn.sh  # rollouts of the bundle (learned classifier + planner), retrain warm
 #   STAGE=rollouts ITER=7 bash training/mem0_tiny/mn.sh  # the rollouts alone (it7/)
+#   STAGE=retrain ITER=8 INIT=it6c4 bash training/mem0_tiny/mn.sh  # dagger's training alone, warm from runs/$INIT.pt
+#     (default it$((ITER-1))) on every it*/ under ROOT -> it8.pt
 #   STAGE=classifier ITER=7 bash training/mem0_tiny/mn.sh  # it7.pt's classifier alone on END_FRAMES -> it7c4.pt
 #     (a repeated press lasts 8 steps: all positive under Mem-0's 8); INIT=it6c4 DATA=data/mn/it7: it6c4.pt's
 #     classifier on those rollouts alone -> it6c4c4.pt (the shipped bundle; the checkpoints lost, import-bundle
@@ -22,7 +24,7 @@
 # classifier the classifier stage retrained on 4), CLASSIFIER_MIN (5), SWITCH_COUNT and THRESHOLD (the
 # classifier's debounce, 3 and 0.7 for END_FRAMES 4; engram_ml.mem0_tiny.debounce_sweep scores them on
 # GT-classifier runs, closed-loop rows decide), REARM (1: the manifest's classifier.rearm, one end per run of
-# positive ticks; 0: off), INIT and DATA (the classifier stage's warm start and folders), THREADS (torch threads of the execution module's training, 1),
+# positive ticks; 0: off), INIT (the retrain and classifier stages' warm start), DATA (the classifier stage's folders), THREADS (torch threads of the execution module's training, 1),
 # ROOT (data/mn), BUNDLE (policies/mem0-tiny-mn).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -48,7 +50,7 @@ collect() {
 
 data_dirs() { ls -d "$ROOT"/it[0-9]* | grep -v failed | sort -V | paste -sd, -; }
 
-case "${STAGE:?set STAGE: data | heldout | planner | train | export | rollouts | dagger | classifier}" in
+case "${STAGE:?set STAGE: data | heldout | planner | train | export | rollouts | dagger | retrain | classifier}" in
   data)
     EPISODES=${EPISODES:-50}
     # The expert acts on every chunk: the collector only needs the cameras, image size, vocabulary and a planner.
@@ -96,7 +98,7 @@ case "${STAGE:?set STAGE: data | heldout | planner | train | export | rollouts |
     npx tsx src/cli.ts check "$BUNDLE/policy.yaml"
     MEM0_TINY_BUNDLE="$BUNDLE" node --import tsx --test test/policy/mem0TinyParity.test.ts
     ;;
-  rollouts | dagger)
+  rollouts | dagger | retrain)
     ITER=${ITER:?set ITER (1, 2, ...)}
     EPISODES=${EPISODES:-20}
     SEED=${SEED:-$((ITER * 200))}
@@ -110,10 +112,10 @@ case "${STAGE:?set STAGE: data | heldout | planner | train | export | rollouts |
       fi
     done
     # The bundle's own classifier and planner decide the subtask ends and texts; the oracle labels every state.
-    collect "$BUNDLE" launch/sim-x-one.yaml "${BETA:-0.5}" "it$ITER" "$SEED"
+    [ "$STAGE" = retrain ] || collect "$BUNDLE" launch/sim-x-one.yaml "${BETA:-0.5}" "it$ITER" "$SEED"
     [ "$STAGE" = rollouts ] && exit 0
     "$PY" -m engram_ml train policy --data "$(data_dirs)" --perception "$ROOT/runs/perception.pt" \
-      --init "$ROOT/runs/it$((ITER - 1)).pt" --out "$ROOT/runs/it$ITER.pt" --minutes "${POLICY_MIN:-15}" \
+      --init "$ROOT/runs/${INIT:-it$((ITER - 1))}.pt" --out "$ROOT/runs/it$ITER.pt" --minutes "${POLICY_MIN:-15}" \
       --window 8 --pos-weight 10 --memory-aux 0 --end-frames "$END_FRAMES" --threads "${THREADS:-1}"
     ;;
   classifier)
@@ -123,5 +125,5 @@ case "${STAGE:?set STAGE: data | heldout | planner | train | export | rollouts |
       --end-frames "$END_FRAMES" --minutes "${CLASSIFIER_MIN:-5}" --window 8 --pos-weight 10 --memory-aux 0 \
       --threads "${THREADS:-1}"
     ;;
-  *) echo "STAGE=$STAGE: expected data, heldout, planner, train, export, rollouts, dagger or classifier" >&2; exit 2 ;;
+  *) echo "STAGE=$STAGE: expected data, heldout, planner, train, export, rollouts, dagger, retrain or classifier" >&2; exit 2 ;;
 esac
