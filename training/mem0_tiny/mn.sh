@@ -48,7 +48,12 @@ collect() {
   done
 }
 
-data_dirs() { ls -d "$ROOT"/it[0-9]* | grep -v failed | sort -V | paste -sd, -; }
+data_dirs() {
+  local dirs
+  dirs=$(ls -d "$ROOT"/it[0-9]* 2>/dev/null | grep -v failed | sort -V | paste -sd, -)
+  [ -n "$dirs" ] || { echo "mn.sh: no collected folders (it0/, it1/, ...) under $ROOT: run STAGE=data first" >&2; return 1; }
+  echo "$dirs"
+}
 
 case "${STAGE:?set STAGE: data | heldout | planner | train | export | rollouts | dagger | retrain | classifier}" in
   data)
@@ -67,7 +72,8 @@ case "${STAGE:?set STAGE: data | heldout | planner | train | export | rollouts |
   planner)
     [ -d "$ROOT/planner-scripted" ] || npx tsx training/planner/collect.ts --tasks "$(echo $TASKS | tr ' ' ,)" \
       --seeds 0-199 --image 128x96 --out "$ROOT/planner-scripted"
-    "$PY" -m engram_ml.planner.from_collect --data "$(data_dirs)" --texts "$PLANNER/planner.yaml" --out "$ROOT/planner-runtime"
+    data=$(data_dirs)
+    "$PY" -m engram_ml.planner.from_collect --data "$data" --texts "$PLANNER/planner.yaml" --out "$ROOT/planner-runtime"
     # Fine-tuned from the shipped planner (trained on the scripted expert's end images alone).
     "$PY" -m engram_ml train planner --data "$ROOT/planner-scripted,$ROOT/planner-runtime" --out "$ROOT/runs/planner" \
       --minutes "${PLANNER_MIN:-30}" --steps 100000 --threads 1 --init "$PLANNER" --lr 3e-4
@@ -81,7 +87,8 @@ case "${STAGE:?set STAGE: data | heldout | planner | train | export | rollouts |
     [ -f "$ROOT/runs/perception.pt" ] || "$PY" -m engram_ml train perception --data "$ROOT/it0" \
       --out "$ROOT/runs/perception.pt" --minutes "${PERCEPTION_MIN:-15}" --batch 32 --lr 2e-3 --bin-weight 1 \
       --keypoints 16 --perception-dim 64 --heldout "$ROOT/heldout"  # six objects per frame (privileged.ts mnScene)
-    "$PY" -m engram_ml train policy --data "$(data_dirs)" --perception "$ROOT/runs/perception.pt" \
+    data=$(data_dirs)
+    "$PY" -m engram_ml train policy --data "$data" --perception "$ROOT/runs/perception.pt" \
       --out "$ROOT/runs/it0.pt" --minutes "${POLICY_MIN:-25}" --window 8 --pos-weight 10 --memory-aux 0 \
       --classifier-state --end-frames "$END_FRAMES" --threads "${THREADS:-1}"
     ;;
@@ -100,27 +107,31 @@ case "${STAGE:?set STAGE: data | heldout | planner | train | export | rollouts |
     ;;
   rollouts | dagger | retrain)
     ITER=${ITER:?set ITER (1, 2, ...)}
-    EPISODES=${EPISODES:-20}
-    SEED=${SEED:-$((ITER * 200))}
-    [[ $SEED =~ ^[0-9]+$ ]] || { echo "STAGE=dagger: SEED=$SEED is not a whole number" >&2; exit 2; }
-    # Rollouts must not see the seeds the bundle is scored on: evaluate.sh's held-out 1000-1049, the heldout
-    # stage's 2000+, the debounce's validation 3000+.
-    for reserved in 1000:1050 2000:2010 3000:3020; do
-      if (( SEED < ${reserved#*:} && SEED + EPISODES > ${reserved%:*} )); then
-        echo "STAGE=dagger: seeds $SEED-$((SEED + EPISODES - 1)) overlap the evaluation seeds ${reserved%:*}-$((${reserved#*:} - 1)); set SEED" >&2
-        exit 2
-      fi
-    done
-    # The bundle's own classifier and planner decide the subtask ends and texts; the oracle labels every state.
-    [ "$STAGE" = retrain ] || collect "$BUNDLE" launch/sim-x-one.yaml "${BETA:-0.5}" "it$ITER" "$SEED"
+    if [ "$STAGE" != retrain ]; then
+      EPISODES=${EPISODES:-20}
+      SEED=${SEED:-$((ITER * 200))}
+      [[ $SEED =~ ^[0-9]+$ ]] || { echo "STAGE=$STAGE: SEED=$SEED is not a whole number" >&2; exit 2; }
+      # Rollouts must not see the seeds the bundle is scored on: evaluate.sh's held-out 1000-1049, the heldout
+      # stage's 2000+, the debounce's validation 3000+.
+      for reserved in 1000:1050 2000:2010 3000:3020; do
+        if (( SEED < ${reserved#*:} && SEED + EPISODES > ${reserved%:*} )); then
+          echo "STAGE=$STAGE: seeds $SEED-$((SEED + EPISODES - 1)) overlap the evaluation seeds ${reserved%:*}-$((${reserved#*:} - 1)); set SEED" >&2
+          exit 2
+        fi
+      done
+      # The bundle's own classifier and planner decide the subtask ends and texts; the oracle labels every state.
+      collect "$BUNDLE" launch/sim-x-one.yaml "${BETA:-0.5}" "it$ITER" "$SEED"
+    fi
     [ "$STAGE" = rollouts ] && exit 0
-    "$PY" -m engram_ml train policy --data "$(data_dirs)" --perception "$ROOT/runs/perception.pt" \
+    data=$(data_dirs)
+    "$PY" -m engram_ml train policy --data "$data" --perception "$ROOT/runs/perception.pt" \
       --init "$ROOT/runs/${INIT:-it$((ITER - 1))}.pt" --out "$ROOT/runs/it$ITER.pt" --minutes "${POLICY_MIN:-15}" \
       --window 8 --pos-weight 10 --memory-aux 0 --end-frames "$END_FRAMES" --threads "${THREADS:-1}"
     ;;
   classifier)
     INIT=${INIT:-it${ITER:?set ITER (the policy checkpoint it\$ITER.pt) or INIT (runs/\$INIT.pt)}}
-    "$PY" -m engram_ml train policy --data "${DATA:-$(data_dirs)}" --perception "$ROOT/runs/perception.pt" \
+    data=${DATA:-$(data_dirs)}
+    "$PY" -m engram_ml train policy --data "$data" --perception "$ROOT/runs/perception.pt" \
       --init "$ROOT/runs/$INIT.pt" --out "$ROOT/runs/${INIT}c$END_FRAMES.pt" --classifier-only \
       --end-frames "$END_FRAMES" --minutes "${CLASSIFIER_MIN:-5}" --window 8 --pos-weight 10 --memory-aux 0 \
       --threads "${THREADS:-1}"
