@@ -12,7 +12,7 @@ import type { ReactiveExpert } from "../../src/sim/expert/types.js";
 import type { TaskScene } from "../../src/sim/tasks/types.js";
 import type { BatteryTryScene } from "../../src/sim/tasks/battery-try.js";
 import type { BlocksRankingTryScene } from "../../src/sim/tasks/blocks-ranking-try.js";
-import type { CoverBlocksScene } from "../../src/sim/tasks/cover-blocks.js";
+import { UNCOVER_ORDER, type CoverBlocksScene } from "../../src/sim/tasks/cover-blocks.js";
 import { distXy, yawOf } from "../../src/sim/tasks/geometry.js";
 import type { MoveCubeScene } from "../../src/sim/tasks/move-cube.js";
 import type { PressButtonScene } from "../../src/sim/tasks/press-button.js";
@@ -131,8 +131,11 @@ function mnObjects(world: SimWorldApi, scene: TaskScene): { slots: Vec3[]; polar
       return { slots: [s.left, s.middle, s.confirm].map((b) => world.objectPose(b.capId).position), polarity: [] };
     }
     case "cover-blocks": {
+      // Blocks in the order red, green, blue (a covered block's colour still shows on its sides under the lid),
+      // so "uncover the red block" finds its block in the frame after the memory is cleared; lids look alike.
       const s = scene as CoverBlocksScene;
-      return { slots: [...leftToRight(world, s.blocks.map((b) => b.id)), ...leftToRight(world, s.lids)], polarity: [] };
+      const byColour = UNCOVER_ORDER.map((c) => s.blocks.find((b) => b.colour === c)!.id);
+      return { slots: [...byColour.map((id) => world.objectPose(id).position), ...leftToRight(world, s.lids)], polarity: [] };
     }
     case "blocks-ranking-try": {
       const s = scene as BlocksRankingTryScene;

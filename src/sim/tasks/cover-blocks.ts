@@ -21,8 +21,9 @@ const LID_HALF: Vec3 = [0.032, 0.032, 0.01];
 const LID_ON_BLOCK_Z = TABLE_Z + 2 * BLOCK_HALF + LID_HALF[2];
 const COVER_TOL_XY_M = 0.025;
 const COVER_TOL_Z_M = 0.012;
-const ORDER = ["red", "green", "blue"] as const;
-type Colour = (typeof ORDER)[number];
+/** The order the blocks are uncovered in, by colour. */
+export const UNCOVER_ORDER = ["red", "green", "blue"] as const;
+type Colour = (typeof UNCOVER_ORDER)[number];
 
 /** Scene state of Cover Blocks. */
 export interface CoverBlocksScene extends TaskScene {
@@ -57,14 +58,14 @@ function lidOn(world: SimWorldApi, s: CoverBlocksScene, block: ObjectId): Object
 }
 
 function uncoveredInOrder(s: CoverBlocksScene): boolean {
-  return s.allCoveredStep !== null && s.uncoverOrder.join(",") === ORDER.join(",") && s.covered.every((c) => !c);
+  return s.allCoveredStep !== null && s.uncoverOrder.join(",") === UNCOVER_ORDER.join(",") && s.covered.every((c) => !c);
 }
 
 /** The Cover Blocks task definition. */
 export const coverBlocks = defineTask<CoverBlocksScene>(COVER_BLOCKS, {
   createScene(world, rng, robot) {
     const dx = rng.uniform(-0.02, 0.02), dy = rng.uniform(-0.02, 0.02);
-    const colours = rng.shuffle(ORDER);
+    const colours = rng.shuffle(UNCOVER_ORDER);
     const ys = [0.17, 0, -0.17].map((y) => y + dy);
     const blocks = colours.map((colour, i) => ({ colour, id: addBlock(world, `${colour}_block`, 0.56 + dx, ys[i]!, COLORS[colour]) }));
     const lidSpots: Vec3[] = ys.map((y) => [0.37 + dx, y, TABLE_Z + LID_HALF[2]]);
@@ -82,9 +83,9 @@ export const coverBlocks = defineTask<CoverBlocksScene>(COVER_BLOCKS, {
       const lid = s.lids.find((l) => distXy(world.objectPose(l).position, world.objectPose(block).position) <= COVER_TOL_XY_M);
       return isCovered(world, s, block) && lid !== undefined && letGo(world, lid);
     }
-    // Uncover ORDER[index - 3]: that block has been uncovered since all were covered, no lid is
+    // Uncover UNCOVER_ORDER[index - 3]: that block has been uncovered since all were covered, no lid is
     // held, and the hands are clear of the lids (the one just put down) and of the block.
-    const colour = ORDER[index - 3];
+    const colour = UNCOVER_ORDER[index - 3];
     if (colour === undefined || !s.uncoverOrder.includes(colour)) return false;
     const block = s.blocks.find((b) => b.colour === colour)!.id;
     const near = [block, ...s.lids].map((id) => world.objectPose(id).position);
@@ -132,7 +133,7 @@ export const coverBlocks = defineTask<CoverBlocksScene>(COVER_BLOCKS, {
         return moveObjectOps(w, armFor(w, b[1], CENTRE_LANE_M), s.lids[li]!, s.lidSpots[li]!, widths);
       },
     });
-    return new PlanExpert(world, [cover(0), cover(1), cover(2), ...ORDER.map(uncover)], { controlHz: robot.control_hz });
+    return new PlanExpert(world, [cover(0), cover(1), cover(2), ...UNCOVER_ORDER.map(uncover)], { controlHz: robot.control_hz });
   },
 
   reactiveExpert(world, s, robot) {
@@ -155,8 +156,8 @@ export const coverBlocks = defineTask<CoverBlocksScene>(COVER_BLOCKS, {
         const bare = s.blocks.findIndex((b) => !isCovered(w, s, b.id));
         return bare < 0 ? undefined : cover(w, bare);
       }
-      // Uncover ORDER[k - 3]: its lid back onto its own starting spot (or the nearest free one).
-      const block = s.blocks.find((b) => b.colour === ORDER[k - 3])!.id;
+      // Uncover UNCOVER_ORDER[k - 3]: its lid back onto its own starting spot (or the nearest free one).
+      const block = s.blocks.find((b) => b.colour === UNCOVER_ORDER[k - 3])!.id;
       const lid = held() ?? lidOn(w, s, block);
       if (lid === undefined) return undefined;   // uncovered: the hands only rise clear
       const spotFree = (p: Vec3) => s.lids.every((l) => l === lid || distXy(pos(l), p) > COVER_TOL_XY_M);
