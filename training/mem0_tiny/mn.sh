@@ -7,6 +7,7 @@
 #   STAGE=data    bash training/mem0_tiny/mn.sh  # expert episodes through the runtime, both oracles (failures set aside)
 #   STAGE=heldout bash training/mem0_tiny/mn.sh  # 10 expert episodes per task on unseen seeds, for classifier_eval
 #   STAGE=planner bash training/mem0_tiny/mn.sh  # planner calls: scripted expert + every runtime episode; retrain it
+#   STAGE=perception bash training/mem0_tiny/mn.sh  # the perception alone, on it0/ (retrained if there)
 #   STAGE=train   bash training/mem0_tiny/mn.sh  # perception (unless trained), then the execution module
 #   STAGE=export  bash training/mem0_tiny/mn.sh  # the bundle, planner, check, parity (CKPT=it6c4: that checkpoint)
 #   STAGE=dagger ITER=1 bash training/mem0_tiny/mn.sh  # rollouts of the bundle (learned classifier + planner), retrain warm
@@ -55,7 +56,7 @@ data_dirs() {
   echo "$dirs"
 }
 
-case "${STAGE:?set STAGE: data | heldout | planner | train | export | rollouts | dagger | retrain | classifier}" in
+case "${STAGE:?set STAGE: data | heldout | planner | perception | train | export | rollouts | dagger | retrain | classifier}" in
   data)
     EPISODES=${EPISODES:-50}
     # The expert acts on every chunk: the collector only needs the cameras, image size, vocabulary and a planner.
@@ -83,10 +84,13 @@ case "${STAGE:?set STAGE: data | heldout | planner | train | export | rollouts |
     fi
     "$PY" -m engram_ml.planner.export --section-only "$ROOT/runs/planner/planner.pt" "$PLANNER"
     ;;
-  train)
-    [ -f "$ROOT/runs/perception.pt" ] || "$PY" -m engram_ml train perception --data "$ROOT/it0" \
-      --out "$ROOT/runs/perception.pt" --minutes "${PERCEPTION_MIN:-15}" --batch 32 --lr 2e-3 --bin-weight 1 \
-      --keypoints 16 --perception-dim 64 --heldout "$ROOT/heldout"  # six objects per frame (privileged.ts mnScene)
+  perception | train)
+    if [ "$STAGE" = perception ] || [ ! -f "$ROOT/runs/perception.pt" ]; then
+      "$PY" -m engram_ml train perception --data "$ROOT/it0" --out "$ROOT/runs/perception.pt" \
+        --minutes "${PERCEPTION_MIN:-15}" --batch 32 --lr 2e-3 --bin-weight 1 --keypoints 16 --perception-dim 64 \
+        --heldout "$ROOT/heldout"  # six objects per frame (privileged.ts mnScene)
+    fi
+    [ "$STAGE" = perception ] && exit 0
     data=$(data_dirs)
     "$PY" -m engram_ml train policy --data "$data" --perception "$ROOT/runs/perception.pt" \
       --out "$ROOT/runs/it0.pt" --minutes "${POLICY_MIN:-25}" --window 8 --pos-weight 10 --memory-aux 0 \
@@ -136,5 +140,5 @@ case "${STAGE:?set STAGE: data | heldout | planner | train | export | rollouts |
       --end-frames "$END_FRAMES" --minutes "${CLASSIFIER_MIN:-5}" --window 8 --pos-weight 10 --memory-aux 0 \
       --threads "${THREADS:-1}"
     ;;
-  *) echo "STAGE=$STAGE: expected data, heldout, planner, train, export, rollouts, dagger, retrain or classifier" >&2; exit 2 ;;
+  *) echo "STAGE=$STAGE: expected data, heldout, planner, perception, train, export, rollouts, dagger, retrain or classifier" >&2; exit 2 ;;
 esac
