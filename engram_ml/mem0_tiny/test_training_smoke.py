@@ -15,7 +15,7 @@ import yaml
 
 from engram_ml.mem0_tiny import data as data_module
 from engram_ml.mem0_tiny import export, train
-from engram_ml.mem0_tiny.checkpoint import load_checkpoint
+from engram_ml.mem0_tiny.checkpoint import load_checkpoint, save_checkpoint
 from engram_ml.memory.tokendrop import TokenDropMemory
 
 VOCAB = {"max_length": 4, "pad_id": 0, "size": 8, "vocabulary": {"put the block back": [1, 2, 3], "press": [4]}}
@@ -101,6 +101,29 @@ def test_the_canonical_recipe_runs_perception_policy_warm_start_and_export(tmp_p
     manifest = (tmp_path / "bundle" / "policy.yaml").read_text()
     assert "memory: {window: 3, anchor: false" in manifest
     assert (tmp_path / "bundle" / "parity.json").is_file()
+
+
+def test_a_warm_start_takes_the_perception_it_is_given_with_its_read_out(tmp_path: Path) -> None:
+    """A checkpoint trained under another perception, or rebuilt from a bundle (import-bundle keeps no read-out),
+    warm-starts the execution module under a new --perception whose read-out has another number of targets."""
+    data = tmp_path / "it0"
+    _collect_ts_episodes(data, [9, 12])
+    fast = ["--minutes", "0.005", "--batch", "4"]
+    train.main(["perception", "--data", str(data), "--out", str(tmp_path / "p.pt"), *fast])
+    policy = ["policy", "--data", str(data), "--perception", str(tmp_path / "p.pt"), "--window", "3", *fast]
+    train.main([*policy, "--out", str(tmp_path / "it0.pt")])
+    old = load_checkpoint(str(tmp_path / "it0.pt"))
+    meta = {k: v for k, v in old.items() if k not in ("state_dict", "memory_aux")}
+    meta["dims"] = {**old["dims"], "aux_dim": 2}
+    weights = dict(old["state_dict"])
+    for k in ("encoder.perception.aux.weight", "encoder.perception.aux.bias"):
+        weights[k] = weights[k][:2]
+    save_checkpoint(str(tmp_path / "other.pt"), meta, state_dict=weights, memory_aux=old["memory_aux"])
+    train.main([*policy, "--out", str(tmp_path / "it1.pt"), "--init", str(tmp_path / "other.pt")])
+    new, perception = load_checkpoint(str(tmp_path / "it1.pt")), load_checkpoint(str(tmp_path / "p.pt"))
+    assert new["dims"]["aux_dim"] == perception["dims"]["aux_dim"] == 4
+    for k, v in perception["state_dict"].items():
+        assert torch.equal(new["state_dict"][f"encoder.perception.{k}"], v), k
 
 
 def test_the_end_to_end_recipe_trains_and_warm_starts(tmp_path: Path) -> None:

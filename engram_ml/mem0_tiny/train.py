@@ -483,7 +483,8 @@ def train_policy(args: argparse.Namespace) -> None:
     )
     if init:
         stats = {k: torch.tensor(v) for k, v in init["stats"].items()}
-        d = Dims(**{**init["dims"], "window": args.window, **token_dims})
+        # The perception's read-out is the --perception checkpoint's (another perception's may read other targets).
+        d = Dims(**{**init["dims"], "aux_dim": pd.aux_dim, "window": args.window, **token_dims})
     else:
         flat = offsets.flatten(0, 1)
         stats = {
@@ -511,6 +512,7 @@ def train_policy(args: argparse.Namespace) -> None:
         # A warm start into another memory module keeps the rest (fusion, classifier, action head).
         same = (init.get("memory_strategy") == "tokendrop") == (strategy == "tokendrop")
         weights = {k: v for k, v in init["state_dict"].items() if same or not k.startswith("memory.")}
+        weights.update({f"encoder.perception.{k}": v for k, v in perception.state_dict().items()})
         model.load_state_dict(weights, strict=same)
     model.encoder.perception.load_state_dict(perception.state_dict())
     memory_aux = MemoryAux(d)
