@@ -25,7 +25,8 @@
 # classifier the classifier stage retrained on 4), CLASSIFIER_MIN (5), SWITCH_COUNT and THRESHOLD (the
 # classifier's debounce, 3 and 0.7 for END_FRAMES 4; engram_ml.mem0_tiny.debounce_sweep scores them on
 # GT-classifier runs, closed-loop rows decide), REARM (1: the manifest's classifier.rearm, one end per run of
-# positive ticks; 0: off), INIT (the retrain and classifier stages' warm start), DATA (the classifier stage's folders), THREADS (torch threads of the perception's and the execution module's training, 1),
+# positive ticks; 0: off), INIT (the retrain and classifier stages' warm start), DATA (the classifier stage's folders),
+# THREADS (torch threads of the perception's and the execution module's training, 1),
 # ROOT (data/mn), BUNDLE (policies/mem0-tiny-mn).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -87,8 +88,8 @@ case "${STAGE:?set STAGE: data | heldout | planner | perception | train | export
   perception | train)
     if [ "$STAGE" = perception ] || [ ! -f "$ROOT/runs/perception.pt" ]; then
       "$PY" -m engram_ml train perception --data "$ROOT/it0" --out "$ROOT/runs/perception.pt" \
-        --minutes "${PERCEPTION_MIN:-15}" --batch 32 --lr 2e-3 --bin-weight 1 --keypoints 16 --perception-dim 64 --threads "${THREADS:-1}" \
-        --heldout "$ROOT/heldout"  # six objects per frame (privileged.ts mnScene)
+        --minutes "${PERCEPTION_MIN:-15}" --batch 32 --lr 2e-3 --bin-weight 1 --keypoints 16 --perception-dim 64 \
+        --threads "${THREADS:-1}" --heldout "$ROOT/heldout"  # six objects per frame (privileged.ts mnScene)
     fi
     [ "$STAGE" = perception ] && exit 0
     data=$(data_dirs)
