@@ -87,6 +87,10 @@ case "${STAGE:?set STAGE: data | heldout | planner | perception | train | export
     ;;
   perception | train)
     if [ "$STAGE" = perception ] || [ ! -f "$ROOT/runs/perception.pt" ]; then
+      if [ ! -d "$ROOT/heldout" ]; then
+        echo "mn.sh: no $ROOT/heldout/ for the perception's held-out errors: run STAGE=heldout first" >&2
+        exit 2
+      fi
       "$PY" -m engram_ml train perception --data "$ROOT/it0" --out "$ROOT/runs/perception.pt" \
         --minutes "${PERCEPTION_MIN:-15}" --batch 32 --lr 2e-3 --bin-weight 1 --keypoints 16 --perception-dim 64 \
         --threads "${THREADS:-1}" --heldout "$ROOT/heldout"  # six objects per frame (privileged.ts mnScene)
