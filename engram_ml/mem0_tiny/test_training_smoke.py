@@ -126,6 +126,23 @@ def test_a_warm_start_takes_the_perception_it_is_given_with_its_read_out(tmp_pat
         assert torch.equal(new["state_dict"][f"encoder.perception.{k}"], v), k
 
 
+def test_the_perception_refuses_targets_collected_in_two_layouts(tmp_path: Path) -> None:
+    """A folder collected before a slot order changed (no aux_layout) beside one collected after: the same
+    columns mean other objects, so the perception stops before training, naming both folders."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    _collect_ts_episodes(old, [9])
+    _collect_ts_episodes(new, [9])
+    meta = json.loads((new / "ep0.json").read_text())
+    (new / "ep0.json").write_text(json.dumps({**meta, "aux_layout": "mn-scene-2"}))
+    fast = ["--minutes", "0.005", "--batch", "4"]
+    expected = rf"different target layouts \(mn-scene-2 in {new}; unrecorded in {old}\)"
+    with pytest.raises(SystemExit, match=expected):
+        train.main(["perception", "--data", f"{old},{new}", "--out", str(tmp_path / "p.pt"), *fast])
+    with pytest.raises(SystemExit, match=rf"--heldout {old}: target layout unrecorded differs from --data's mn-scene-2"):
+        train.main(["perception", "--data", str(new), "--heldout", str(old), "--out", str(tmp_path / "p.pt"), *fast])
+    assert not (tmp_path / "p.pt").exists()
+
+
 def test_the_end_to_end_recipe_trains_and_warm_starts(tmp_path: Path) -> None:
     data = tmp_path / "npy"
     _hdf5_to_npy_episodes(data, [10, 7])

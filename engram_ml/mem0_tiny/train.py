@@ -140,6 +140,7 @@ class Data:
         metas, images, states, labels, aux, seg_start, pos, self.stems = [], [], [], [], [], [], [], []
         execution, instruction, answer, agrees = [], [], [], []
         self.instructions: List[str] = []
+        self.aux_layouts: Dict[str, List[str]] = {}  # target layout -> the folders holding it
         offset = 0
         for d in dirs:
             for meta_path in sorted(glob.glob(os.path.join(d, "*.json"))):
@@ -166,6 +167,9 @@ class Data:
                 kinds_here = meta.get("aux_kinds", LEGACY_AUX_KINDS)
                 phase = aux[-1][:, kinds_here.index("phase")] if "phase" in kinds_here else np.full(T, np.nan)
                 agrees += text_agrees(meta, phase, meta_path)
+                folders = self.aux_layouts.setdefault(meta.get("aux_layout", "unrecorded"), [])
+                if d not in folders:
+                    folders.append(d)
                 metas.append(meta)
                 self.stems.append(stem)
                 offset += T
@@ -198,6 +202,14 @@ class Data:
         )
         first = metas[0]
         self.cameras, self.height, self.width = len(first["cameras"]), first["height"], first["width"]
+
+    def aux_layout(self, what: str) -> str:
+        """The one layout of these episodes' targets (collect.ts's aux_layout). Training on targets refuses a mix:
+        the same columns would mean other objects in folders collected before a slot order changed."""
+        if len(self.aux_layouts) > 1:
+            mix = "; ".join(f"{layout} in {', '.join(dirs)}" for layout, dirs in sorted(self.aux_layouts.items()))
+            raise SystemExit(f"{what}: episodes collected with different target layouts ({mix}): re-collect the older")
+        return next(iter(self.aux_layouts))
 
     def episode_images(self, k: int) -> torch.Tensor:
         """uint8 [T, C, H, W, 3] of episode k (from memory when loaded, else from its file)."""
@@ -325,9 +337,14 @@ def train_perception(args: argparse.Namespace) -> None:
     )
     # Read before training: held-out episodes with other targets fail now, not after the training budget.
     held_data = Data(args.heldout.split(","), 8, load_images=False) if args.heldout else None
+    layout = data.aux_layout(f"--data {args.data}")
     if held_data is not None and held_data.aux_kinds != data.aux_kinds:
         raise SystemExit(
             f"--heldout {args.heldout}: aux_kinds {held_data.aux_kinds} differ from --data's {data.aux_kinds}"
+        )
+    if held_data is not None and held_data.aux_layout(f"--heldout {args.heldout}") != layout:
+        raise SystemExit(
+            f"--heldout {args.heldout}: target layout {held_data.aux_layout('--heldout')} differs from --data's {layout}"
         )
     perception = Perception(d)
     opt = torch.optim.AdamW(perception.parameters(), lr=args.lr, weight_decay=1e-4)

@@ -13,7 +13,7 @@ import { join } from "node:path";
 
 interface Meta {
   tmc: string; outcome: string; frames: number; subtasks: string[]; subtask_end: number[];
-  segments: { text: string; start: number; end: number }[]; aux_kinds: string[];
+  segments: { text: string; start: number; end: number }[]; aux_kinds: string[]; aux_layout: string;
 }
 
 /** The rows of a little-endian float32 .npy file of `columns` columns. */
@@ -46,6 +46,7 @@ test("collect.ts records an M(n) episode's runtime segments, true ends and plan"
     assert.deepEqual(m.segments.slice(0, -1).map((s) => s.end), m.subtask_end);
     // The perception's targets are what one image shows: the three caps left to right, then no object.
     assert.deepEqual(m.aux_kinds, [...Array(18).fill("pos"), "bin", "bin", "bin", "bin", "phase"]);
+    assert.equal(m.aux_layout, "mn-scene-2");
     const aux = float32Npy(join(out, "data", "t-3.aux.npy"), m.aux_kinds.length);
     assert.equal(aux.length, m.frames);
     const capsY = [1, 4, 7].map((c) => aux[0]![c]!);

@@ -15,7 +15,7 @@
  *   label.npy float32 [T, H, D] (the oracle's chunk, absolute, policy layout; a demonstration frame's holds its state)
  *   aux.npy float32 [T, A] (privileged targets, columns as json aux_kinds)
  *   json: { task, tmc, instruction, seed, outcome, frames, demo_frames, cameras, width, height, layout, control_hz,
- *           aux_kinds, answer, segments, subtask_end, subtasks, beta, policy }
+ *           aux_kinds, aux_layout, answer, segments, subtask_end, subtasks, beta, policy }
  * On an M(n) task (tmc "Mn") `segments` are what the runtime did: [{ text, start, end }], a new one
  * after each declared end (the memory was cleared) or instruction change, and `subtask_end` the ground
  * truth: the frames where the twin's progress first shows a subtask done; `subtasks` is the twin's list for
@@ -248,7 +248,7 @@ async function main(): Promise<void> {
     writeFileSync(`${stem}.json`, JSON.stringify({
       task: e.task, tmc: mn ? "Mn" : "M1", instruction: e.instruction, seed: e.seed, outcome: outcomes.get(e.seed) ?? "unknown", frames: T,
       demo_frames: demoFrames, cameras: spec.cameras, width, height, layout: spec.layout, control_hz: robot.profile.control_hz,
-      aux_kinds: targets.kinds, answer, segments: mn ? trace.segments : [], subtask_end: mn ? trace.subtaskEnd : [],
+      aux_kinds: targets.kinds, aux_layout: targets.layout, answer, segments: mn ? trace.segments : [], subtask_end: mn ? trace.subtaskEnd : [],
       subtasks: mn ? trace.subtasks : [], beta,
       policy: spec.name,
     }) + "\n");

@@ -24,6 +24,8 @@ import { UNMASK_COLOURS } from "../../src/task/video-unmask.js";
 
 export interface PrivilegedTargets {
   kinds: string[];
+  /** Names the targets' order; a new name whenever a slot's meaning changes, so training refuses to mix collections. */
+  layout: string;
   /** The targets now; `expert` is null in a demonstration (its own world, no oracle). */
   at(world: SimWorldApi, scene: TaskScene, expert: ReactiveExpert | null): number[];
   answer(scene: TaskScene): number | null;
@@ -36,6 +38,7 @@ const HIDDEN_NEAR_M = 0.05;
 
 const putBackBlock: PrivilegedTargets = {
   kinds: ["pos", "pos", "pos", "bin", "phase"],
+  layout: "put-back-block",
   at(world, _scene, expert) {
     const e = expert as ReactivePutBackBlockExpert;
     const view = e.view(world);
@@ -47,6 +50,7 @@ const putBackBlock: PrivilegedTargets = {
 const videoUnmask: PrivilegedTargets = {
   // Containers 0-2 (x, y, z), held, then per slot left to right a one-hot of its cube's colour while it shows.
   kinds: [...Array(9).fill("pos"), "bin", ...Array(9).fill("bin"), "phase"],
+  layout: "video-unmask",
   at(world, scene, expert) {
     const s = scene as VideoUnmaskScene;
     const containers = s.containers.map((c) => world.objectPose(c).position);
@@ -82,6 +86,7 @@ const UP_M = 0.015;
 const moveCube: PrivilegedTargets = {
   // The cube (x, y, z), held, up off the table (what tells a carry from a push in the video), phase.
   kinds: ["pos", "pos", "pos", "bin", "bin", "phase"],
+  layout: "move-cube",
   at(world, scene, expert) {
     const s = scene as MoveCubeScene;
     return oneCube(world, s.cube, expert, (p) => p[2] - s.start[2] > UP_M);
@@ -96,6 +101,7 @@ const ON_TARGET_M = 0.03;
 const videoPlaceOrder: PrivilegedTargets = {
   // The cube (x, y, z), held, resting on one of the four targets, phase.
   kinds: ["pos", "pos", "pos", "bin", "bin", "phase"],
+  layout: "video-place-order",
   at(world, scene, expert) {
     const s = scene as VideoPlaceOrderScene;
     return oneCube(world, s.cube, expert, (p, held) => !held && s.targets.some((t) => distXy(t, p) <= ON_TARGET_M));
@@ -159,6 +165,8 @@ function mnObjects(world: SimWorldApi, scene: TaskScene): { slots: Vec3[]; polar
 
 const mnScene: PrivilegedTargets = {
   kinds: [...Array(3 * MN_SLOTS).fill("pos"), "bin", "bin", "bin", "bin", "phase"],
+  // 2: Cover Blocks' blocks by colour; collections without a layout had them left to right.
+  layout: "mn-scene-2",
   at(world, scene, expert) {
     const { slots, polarity } = mnObjects(world, scene);
     const positions = Array.from({ length: MN_SLOTS }, (_, i) => slots[i] ?? [NaN, NaN, NaN]).flatMap((p) => [...p]);
