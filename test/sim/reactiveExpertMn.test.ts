@@ -17,6 +17,8 @@ import type { TaskScene } from "../../src/sim/tasks/types.js";
 import { CENTRE_LANE_M, TRAVEL_Z, armFor } from "../../src/sim/expert/primitives.js";
 import { runExpertEpisode, type ExpertEpisodeOptions, type SteppableWorld } from "../../src/sim/expert/runExpertEpisode.js";
 import { mulberry32 } from "../../src/task/rng.js";
+import { POSITIONS, SWAPS } from "../../src/task/blocks-ranking-try.js";
+import type { BlocksRankingTryScene } from "../../src/sim/tasks/blocks-ranking-try.js";
 
 const profile = loadRobotProfile("robots/x-one.yaml").profile;
 const world = await SimWorld.create({ profile, physicsHz: 240 });
@@ -159,4 +161,33 @@ test("cover-blocks reactive expert: the middle lid is carried by the right arm o
     assert.ok(result.success, `seed ${seed}: the expert failed`);
     assert.deepEqual([...carriers], ["right"], `seed ${seed}: the middle lid was carried by ${[...carriers].join(", ")}`);
   }
+});
+
+test("blocks-ranking-try reactive expert: each swap first parks the block on its first-named spot, as the text says", () => {
+  // Which block moves first must be visible to a policy: the text names the spots, the ranks do not show.
+  // Seeds 1000 and 1001 start from orders whose lower-ranked block stands on the second-named spot of a swap.
+  let swaps = 0;
+  for (const seed of [1000, 1001, 1002]) {
+    world.reset();
+    const firstLifts = new Map<number, Vec3>();
+    let spots: Vec3[] = [];
+    const result = runExpertEpisode(world, getTask("blocks-ranking-try"), seed, {
+      profile, expert: "reactive",
+      onStep: (_tick, w, scene) => {
+        const s = scene as BlocksRankingTryScene;
+        spots = s.spots;
+        const swap = s.button.count;   // after check k comes swap k (1-based)
+        if (swap === 0 || firstLifts.has(swap)) return;
+        const block = w.armNames.map((a) => w.heldObject(a)).find((id) => id !== null && s.blocks.includes(id));
+        if (block !== undefined && block !== null) firstLifts.set(swap, w.objectPose(block).position);
+      },
+    });
+    assert.ok(result.success, `seed ${seed}: the expert failed`);
+    for (const [swap, from] of firstLifts) {
+      const [a, b] = SWAPS[swap - 1]!, first = spots[POSITIONS.indexOf(a)]!;
+      assert.ok(distXy(from, first) <= 0.03, `seed ${seed} swap ${swap} (${a}/${b}): first lifted at ${from.map((v) => v.toFixed(3))}, not from the ${a} spot`);
+      swaps++;
+    }
+  }
+  assert.ok(swaps >= 4, `only ${swaps} swaps in three seeds`);
 });

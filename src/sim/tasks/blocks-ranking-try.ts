@@ -160,7 +160,11 @@ export const blocksRankingTry = defineTask<BlocksRankingTryScene>(BLOCKS_RANKING
       if (misplaced.length === 0) return undefined;   // in the arrangement: the hands only rise clear
       const ready = misplaced.find((b) => !occupied(target(s.blocks.indexOf(b)), b));
       if (ready !== undefined) return move(ready, target(s.blocks.indexOf(ready)));
-      return move(misplaced[0]!, parkFor(misplaced[0]!));
+      // Both spots taken: park the block on the swap's first-named spot, as the plan does. The text says which;
+      // the blocks' ranks (misplaced's order) cannot be seen, so a policy could not learn a choice made by them.
+      const first = s.spots[POSITIONS.indexOf(SWAPS[(k - 1) / 2]![0])]!;
+      const parked = misplaced.find((b) => restsAt(w, b, first, AT_SPOT_TOL_M, REST_Z)) ?? misplaced[0]!;
+      return move(parked, parkFor(parked));
     };
     const stage = latchedStage(texts.length, (w, i) => this.subtaskDone(w, s, i));
     return new ReactiveGoalsExpert(world, robot, { arm: armFor(world, 0), texts, controlHz: robot.control_hz, goalAt, stage });
