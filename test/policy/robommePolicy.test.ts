@@ -154,11 +154,14 @@ test("a slow server: the next infer goes out d ticks early, its chunk aligned to
     await p.act(); // the first chunk: asked for at the tick, its round trip (~150 ms) measured
     for (let k = 1; k <= 16; k++) await p.observe(frame(k));
     const chunk = await p.act();
-    // Ticks are 66 ms apart (the stamps), the round trip ~150 ms: d = ceil((150 + 33) / 66) - 1 = 2.
+    // Ticks are 66 ms apart (the stamps), the round trip ~150 ms: d = ceil((150 + 33) / 66) - 1 = 2, more where a
+    // loaded machine measured a longer trip; whatever d, the chunk starts at the observation d ticks back.
     const seen = chunks.map((c) => [c.step, c.fromStep, c.dropped, c.prefetched]);
-    assert.deepEqual(seen, [[0, 0, 0, false], [16, 14, 2, true]]);
-    assert.equal(chunk.horizon, 16, "MME-VLA's 20 rows less the 2 past still cover the 16 to execute");
-    assert.equal(Number(chunk.actions[0]!.toFixed(5)), 1.4, "the rows of the observation at step 14");
+    const d = chunks[1]?.dropped ?? 0;
+    assert.ok(d >= 2 && d <= 4, `d = ${d}: a 150 ms round trip at 66 ms ticks is 2 ticks early (a loaded machine 3 or 4)`);
+    assert.deepEqual(seen, [[0, 0, 0, false], [16, 16 - d, d, true]]);
+    assert.equal(chunk.horizon, 16, "MME-VLA's 20 rows less the d past still cover the 16 to execute");
+    assert.equal(Number(chunk.actions[0]!.toFixed(5)), (16 - d) / 10, `the rows of the observation at step ${16 - d}`);
     assert.equal(s.of("infer").length, 2);
   }, 150);
 });
