@@ -342,10 +342,9 @@ def train_perception(args: argparse.Namespace) -> None:
         raise SystemExit(
             f"--heldout {args.heldout}: aux_kinds {held_data.aux_kinds} differ from --data's {data.aux_kinds}"
         )
-    if held_data is not None and held_data.aux_layout(f"--heldout {args.heldout}") != layout:
-        raise SystemExit(
-            f"--heldout {args.heldout}: target layout {held_data.aux_layout('--heldout')} differs from --data's {layout}"
-        )
+    held_layout = held_data.aux_layout(f"--heldout {args.heldout}") if held_data is not None else layout
+    if held_layout != layout:
+        raise SystemExit(f"--heldout {args.heldout}: target layout {held_layout} differs from --data's {layout}")
     perception = Perception(d)
     opt = torch.optim.AdamW(perception.parameters(), lr=args.lr, weight_decay=1e-4)
     print(

@@ -165,7 +165,7 @@ function mnObjects(world: SimWorldApi, scene: TaskScene): { slots: Vec3[]; polar
 
 const mnScene: PrivilegedTargets = {
   kinds: [...Array(3 * MN_SLOTS).fill("pos"), "bin", "bin", "bin", "bin", "phase"],
-  // 2: Cover Blocks' blocks by colour; collections without a layout had them left to right.
+  // 2: Cover Blocks' blocks by colour. Folders collected before this field read "unrecorded", whatever their order.
   layout: "mn-scene-2",
   at(world, scene, expert) {
     const { slots, polarity } = mnObjects(world, scene);
