@@ -4,6 +4,7 @@
  * ros2msg schemas, subscribe/unsubscribe, message data decoded from the advertised schema alone,
  * time frames on a sim clock, and a stalled client that must not slow publishing.
  */
+// Runs alone (scripts/test.sh): it measures wall time.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { WebSocket } from "ws";

@@ -1,3 +1,4 @@
+// Runs alone (scripts/test.sh): it measures wall time.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { SimClock } from "../../src/bus/clock.js";

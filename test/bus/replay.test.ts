@@ -1,3 +1,4 @@
+// Runs alone (scripts/test.sh): it measures wall time.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";

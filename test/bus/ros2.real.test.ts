@@ -4,6 +4,7 @@
  * either with rclnodejs's typed messages (it must parse our bytes and serialize its own) or raw
  * through another Ros2Bus. Skipped, saying why, where ROS 2 is not sourced (never in CI: rosGate.ts).
  */
+// Runs alone (scripts/test.sh): it talks over a real DDS.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";

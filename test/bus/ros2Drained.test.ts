@@ -3,6 +3,7 @@
  * middleware that takes time even to this process's readers (settle + Ros2Bus.drained). FAKE:
  * test/fakes/rclnodejs.ts with a delivery latency stands for rclnodejs over DDS.
  */
+// Runs alone (scripts/test.sh): it measures wall time.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Ros2Bus } from "../../src/bus/ros2.js";

@@ -3,6 +3,7 @@
  * waiting on a futex, where no timer can fire): the watchdog thread kills the process; disarmed,
  * it lets the process live on.
  */
+// Runs alone (scripts/test.sh): it measures wall time.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";

@@ -6,6 +6,7 @@
  * hold the arm, leave a complete run folder and exit within 4 s. Idle-machine figures; skipped,
  * saying why, where ROS 2 is not sourced.
  */
+// Runs alone (scripts/test.sh): it talks over a real DDS.
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -42,14 +43,15 @@ after(async () => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-function runAgainstTwin(out: string, episodes: number, seed: number) {
+function runAgainstTwin(out: string, episodes: number, seed: number, extra: string[] = []) {
   return start(["run", CONFIG, "--policy", "policies/test-tiny", "--episodes", String(episodes), "--seed", String(seed),
-    "--out", out, "--operator=sim", "--topic-timeout-ms", "60000"]);
+    "--out", out, "--operator=sim", "--topic-timeout-ms", "60000", ...extra]);
 }
 
 test("over DDS: two episodes on the scenes asked over /sim/reset, seeds recorded", { skip: SKIP, timeout: 180_000 }, async () => {
   const out = join(tmp, "episodes");
-  const run = runAgainstTwin(out, 2, 7);
+  // 30 steps (3 s) each: the scene and seed are set before the first tick; the task's own limit adds nothing here.
+  const run = runAgainstTwin(out, 2, 7, ["--max-steps", "30"]);
   const exit = await run.exited;
   assert.equal(exit.code, 0, exit.stderr);
   assert.deepEqual(jsonl(join(out, "episodes.jsonl")).map((e) => e.seed), [7, 8]);

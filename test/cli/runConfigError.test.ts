@@ -4,6 +4,7 @@
  * (rclnodejs spinning while the twin publishes), the same logic as under a real ROS 2, which this
  * machine lacks.
  */
+// Runs alone (scripts/test.sh): it measures wall time.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { test } from "node:test";

@@ -7,6 +7,7 @@
  * request, and a clean stop exits 0. Repeated signals through the whole stop never kill the process
  * by the signal; a stop while the run is still starting exits at once with an empty summary.
  */
+// Runs alone (scripts/test.sh): it measures wall time.
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";

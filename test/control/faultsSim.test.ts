@@ -5,6 +5,7 @@
  * each: the expected hold, its event, zero commands outside the limits, and the sim arm's measured
  * joints inside them (and still while held).
  */
+// Runs alone (scripts/test.sh): it measures wall time.
 import assert from "node:assert/strict";
 import { rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";

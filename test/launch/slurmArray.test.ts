@@ -5,6 +5,7 @@
  * Slurm controller and node (on Debian: `apt-get install slurm-wlm munge && bash
  * launch/slurm/single-node.sh`); skipped when `sinfo` is missing or no node answers.
  */
+// Runs alone (scripts/test.sh): it measures wall time.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";

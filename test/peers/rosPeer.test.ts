@@ -6,6 +6,7 @@
  * alone goes deaf on that empty message); it also publishes std_msgs/String on /engram/resume,
  * which the runtime must find from the graph: a warning and a hold. Skipped without ROS 2, never in CI (rosGate.ts).
  */
+// Runs alone (scripts/test.sh): it talks over a real DDS.
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";

@@ -5,6 +5,7 @@
  * naming the URL and what it waited for, and says what it is waiting for meanwhile; a request's
  * deadline covers the reconnect it waits for; `engram run` on such a server exits 1 with that error.
  */
+// Runs alone (scripts/test.sh): it measures wall time.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";

@@ -6,6 +6,7 @@
  * exception reaches the client without a traceback or server paths, a wrong token gets HTTP 401.
  * Skips where the project's Python (src/policy/remote/python.ts) lacks torch, websockets, msgpack or yaml.
  */
+// Runs alone (scripts/test.sh): it measures wall time.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";

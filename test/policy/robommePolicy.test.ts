@@ -4,6 +4,7 @@
  * profile. What reset / observeDemonstration / observe / act send (flags, shapes, dtypes,
  * exec_start_idx, batching), the chunk in robot units, and the faults that must mean a hold.
  */
+// Runs alone (scripts/test.sh): it measures wall time.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { loadRemoteManifest } from "../../src/config/index.js";

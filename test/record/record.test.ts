@@ -4,6 +4,7 @@
  * episodes.jsonl; --resume refuses a run whose rates differ; a recorder killed with SIGKILL
  * mid-episode leaves a file `engram recover` turns into a valid one with every complete chunk.
  */
+// Runs alone (scripts/test.sh): it measures wall time.
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";

@@ -4,6 +4,7 @@
  * Two nodes in two contexts of this process, so the messages go through DDS. Skipped, saying why,
  * where ROS 2 is not sourced.
  */
+// Runs alone (scripts/test.sh): it talks over a real DDS.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";

@@ -1,3 +1,4 @@
+// Runs alone (scripts/test.sh): it measures wall time.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { SimClock } from "../../src/bus/clock.js";

@@ -3,6 +3,7 @@
  * a request sets the scene between real-time advances and is answered with its id once the twin
  * has stepped the new scene; bad requests are refused with the reason, repeats of a served id are not served again.
  */
+// Runs alone (scripts/test.sh): it measures wall time.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { LocalBus } from "../../src/bus/local.js";

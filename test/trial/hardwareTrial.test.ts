@@ -3,6 +3,7 @@
  * in for the hardware drivers, and only the LocalBus connects it to `runHardwareTrial` (the trial
  * never touches the node). A scripted operator answers the prompts through the injected input.
  */
+// Runs alone (scripts/test.sh): it measures wall time.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
