@@ -6,6 +6,7 @@
  * (runTrial on the twin, and runHardwareTrial with the twin as the robot outside the trial): the
  * server dies mid-episode and comes back; the next episodes run.
  */
+// Runs alone (scripts/test.sh): its faults race the client's wall-clock timeouts (500 ms).
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
