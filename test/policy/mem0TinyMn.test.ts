@@ -1,7 +1,7 @@
 /**
  * policies/mem0-tiny-mn, the CI smoke of Mem-0's dual system on the M(n) tasks (the trained bundle; its
- * 50-episode tables are training/mem0_tiny/evaluate.sh's, not CI's): the bundle, and its fine-tune on Cover
- * Blocks (policies/mem0-tiny-mn-cover-blocks), load with their planners and pass the checks, and two short
+ * 50-episode tables are training/mem0_tiny/evaluate.sh's, not CI's): the bundle, and its fine-tunes on Cover
+ * Blocks and Blocks Ranking Try (policies/mem0-tiny-mn-<task>), load with their planners and pass the checks, and two short
  * Press Button episodes run closed loop on the twin with the learned classifier declaring the subtask ends and
  * the learned planner answering from them.
  */
@@ -21,7 +21,7 @@ const BUNDLE = "policies/mem0-tiny-mn";
 const absent = (bundle: string) => existsSync(join(bundle, "policy.yaml")) ? false : `${bundle} absent: training/mem0_tiny/mn.sh makes it`;
 const skip = absent(BUNDLE);
 
-for (const bundle of [BUNDLE, "policies/mem0-tiny-mn-cover-blocks"]) {
+for (const bundle of [BUNDLE, "policies/mem0-tiny-mn-cover-blocks", "policies/mem0-tiny-mn-blocks-ranking-try"]) {
   test(`${bundle}: bundle, planner and tokenizer pass the checks`, { skip: absent(bundle) }, async () => {
     assert.deepEqual(await mem0BundleIssues(bundle), []);
     assert.deepEqual(await learnedPlannerIssues(bundle), []);

@@ -45,8 +45,8 @@ vpo-mem0|launch/sim-franka-video.yaml|policies/framesamp-tiny-order/ablations/me
 # The M(n) rows (policies/mem0-tiny-mn): per task, the full dual system, without key memory, with the twin's
 # subtask ends (GT classifier), with the twin's next subtask (oracle planner: what the twin shows when the
 # classifier declares an end) and with the twin's plan walked one entry per declared end (oracle list: the right
-# next subtask whenever the declared ends are right); the table: mnTable.ts. Cover Blocks runs its own bundle
-# (policies/mem0-tiny-mn-cover-blocks: the M(n) bundle fine-tuned on that task alone).
+# next subtask whenever the declared ends are right); the table: mnTable.ts. A task with a bundle of its own
+# (policies/mem0-tiny-mn-<task>: Cover Blocks, Blocks Ranking Try; fine-tuned on that task alone) runs it.
 for task in press-button cover-blocks blocks-ranking-try battery-try; do
   mn=policies/mem0-tiny-mn
   [ -f "$mn-$task/policy.yaml" ] && mn=$mn-$task
