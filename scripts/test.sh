@@ -5,6 +5,7 @@
 # Most test files spend their time in one-threaded child processes, so they run two at a time; a file
 # marked "// Runs alone (scripts/test.sh)" (it asserts on wall time, or shares a DDS domain) runs
 # afterwards with nothing beside it. Every pass runs, and the command fails if any failed.
+# `--list`: print each test file with its pass ("paired" or "alone") and run nothing.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 if [[ -z ${ROS_DISTRO:-} && -x .ci/ros-venv/bin/python ]]; then
@@ -13,6 +14,11 @@ fi
 mapfile -t all < <(find test -name '*.test.ts' | sort)
 mapfile -t alone < <(grep -l '^// Runs alone (scripts/test.sh)' "${all[@]}")
 mapfile -t paired < <(printf '%s\n' "${all[@]}" | grep -vxF -f <(printf '%s\n' "${alone[@]}"))
+if [[ ${1:-} == --list ]]; then
+  printf 'paired %s\n' "${paired[@]}"
+  printf 'alone %s\n' "${alone[@]}"
+  exit 0
+fi
 failed=()
 node --import tsx --test --test-concurrency=2 "${paired[@]}" || failed+=("node tests, two at a time")
 node --import tsx --test --test-concurrency=1 "${alone[@]}" || failed+=("node tests run alone")

@@ -4,8 +4,9 @@
  * (or the machine's cores while one measures discovery and exits).
  */
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import { test } from "node:test";
 
 const MARKER = /^\/\/ Runs alone \(scripts\/test\.sh\)/m;
@@ -24,8 +25,13 @@ test("every test file on a real DDS graph (*.real.test.ts, or gated by test/bus/
   assert.deepEqual(unmarked, [], "mark them \"// Runs alone (scripts/test.sh): it talks over a real DDS.\"");
 });
 
-test("scripts/test.sh picks the files to run alone by that marker", () => {
-  const script = readFileSync("scripts/test.sh", "utf8");
-  assert.match(script, /grep -l '\^\/\/ Runs alone \(scripts\/test\.sh\)'/);
-  assert.match(script, /--test-concurrency=2 "\$\{paired\[@\]\}"/);
+test("scripts/test.sh --list: every test file in exactly one pass, the marked ones alone", () => {
+  const r = spawnSync("bash", ["scripts/test.sh", "--list"], { encoding: "utf8" });
+  assert.equal(r.status, 0, r.stderr);
+  const listed = r.stdout.trim().split("\n").map((l) => l.split(" ") as [string, string]);
+  const files = testFiles("test").map((f) => f.split(sep).join("/"));
+  assert.deepEqual(listed.map(([, f]) => f).sort(), files.sort());
+  const alone = new Set(files.filter((f) => MARKER.test(readFileSync(f, "utf8"))));
+  for (const [pass, f] of listed) assert.equal(pass, alone.has(f) ? "alone" : "paired", f);
+  assert.ok(alone.has("test/cli/ros2Stop.real.test.ts") && !alone.has("test/scripts/testRunner.test.ts"));
 });
