@@ -35,3 +35,10 @@ test("scripts/test.sh --list: every test file in exactly one pass, the marked on
   for (const [pass, f] of listed) assert.equal(pass, alone.has(f) ? "alone" : "paired", f);
   assert.ok(alone.has("test/cli/ros2Stop.real.test.ts") && !alone.has("test/scripts/testRunner.test.ts"));
 });
+
+test("scripts/test.sh refuses an argument it does not know, running nothing", () => {
+  const r = spawnSync("bash", ["scripts/test.sh", "--lsit"], { encoding: "utf8", timeout: 10_000 });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /usage: bash scripts\/test\.sh \[--list\]\s+\(got: --lsit\)/);
+  assert.equal(r.stdout, "");
+});
