@@ -96,15 +96,29 @@ export function matchSubtaskEnds(declared: readonly number[], truth: readonly nu
   return { tp, fp: declared.length - tp, fn: truth.length - tp, offsets, missed, extra };
 }
 
-/** Precision, recall and mean offset of the declared subtask ends over the episodes that have true ends. */
+/**
+ * The ends of one episode that can be scored, declared and true: those whose +-tolerance window lies
+ * inside the episode (at most its last step - tolerance). Nearer its end a match may lie past it, where
+ * the twin marks nothing: the tick that ends an episode (the confirm press, the lamp lighting) comes
+ * before the end of the subtask in progress (button released, hands clear), so that end is never marked.
+ */
+export function scoredEnds(
+  e: Pick<EpisodeRecord, "steps" | "declared_ends" | "true_ends">, toleranceSteps = MATCH_TOLERANCE_STEPS,
+): { declared: number[]; truth: number[] | null } {
+  const inside = (step: number) => step <= e.steps - 1 - toleranceSteps;
+  return { declared: e.declared_ends.filter(inside), truth: e.true_ends === null ? null : e.true_ends.filter(inside) };
+}
+
+/** Precision, recall and mean offset of the declared subtask ends (scoredEnds) over the episodes that have true ends. */
 export function classifierScores(
-  eps: ReadonlyArray<Pick<EpisodeRecord, "declared_ends" | "true_ends">>, toleranceSteps = MATCH_TOLERANCE_STEPS,
+  eps: ReadonlyArray<Pick<EpisodeRecord, "steps" | "declared_ends" | "true_ends">>, toleranceSteps = MATCH_TOLERANCE_STEPS,
 ): { precision: number | null; recall: number | null; mean_offset_steps: number | null } {
   const scored = eps.filter((e) => e.true_ends !== null);
   let tp = 0, fp = 0, fn = 0;
   const offsets: number[] = [];
   for (const e of scored) {
-    const m = matchSubtaskEnds(e.declared_ends, e.true_ends!, toleranceSteps);
+    const { declared, truth } = scoredEnds(e, toleranceSteps);
+    const m = matchSubtaskEnds(declared, truth!, toleranceSteps);
     tp += m.tp; fp += m.fp; fn += m.fn; offsets.push(...m.offsets);
   }
   return {

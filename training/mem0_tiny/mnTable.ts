@@ -21,7 +21,7 @@ import { SimClock } from "../../src/bus/clock.js";
 import { loadRobotProfile } from "../../src/robot/index.js";
 import { SimNode } from "../../src/sim/node/SimNode.js";
 import { getTask } from "../../src/sim/tasks/index.js";
-import { classifierScores, matchSubtaskEnds, type RunSummary } from "../../src/trial/summary.js";
+import { classifierScores, matchSubtaskEnds, scoredEnds, type RunSummary } from "../../src/trial/summary.js";
 
 export const MN_TASKS = ["press-button", "cover-blocks", "blocks-ranking-try", "battery-try"];
 export const MN_ROWS: Record<string, string> = {
@@ -32,7 +32,7 @@ export const MN_ROWS: Record<string, string> = {
   "oracle-list": "oracle list (`planner.kind: oracle-list`)",
 };
 
-interface EpisodeLine { episode: number; seed: number; outcome: string; declared_ends: number[]; true_ends: number[] | null }
+interface EpisodeLine { episode: number; seed: number; outcome: string; steps: number; declared_ends: number[]; true_ends: number[] | null }
 interface EventLine { event: string; episode?: number; step?: number; answer?: string; reason?: string }
 
 const jsonl = <T>(path: string): T[] => readFileSync(path, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as T);
@@ -60,7 +60,8 @@ function firstWrongEnds(episodes: readonly EpisodeLine[]): string {
   const counts = { missed: 0, extra: 0, none: 0 };
   for (const e of episodes) {
     if (e.outcome === "success" || e.true_ends === null) continue;
-    const { missed, extra } = matchSubtaskEnds(e.declared_ends, e.true_ends);
+    const { declared, truth } = scoredEnds(e);
+    const { missed, extra } = matchSubtaskEnds(declared, truth!);
     const firstMissed = Math.min(...missed), firstExtra = Math.min(...extra);
     counts[firstMissed === Infinity && firstExtra === Infinity ? "none" : firstMissed < firstExtra ? "missed" : "extra"]++;
   }
