@@ -21,7 +21,7 @@ const BUNDLE = "policies/mem0-tiny-mn";
 const absent = (bundle: string) => existsSync(join(bundle, "policy.yaml")) ? false : `${bundle} absent: training/mem0_tiny/mn.sh makes it`;
 const skip = absent(BUNDLE);
 
-const OWN = ["press-button", "cover-blocks", "blocks-ranking-try"].map((task) => `${BUNDLE}-${task}`);
+const OWN = ["press-button", "cover-blocks", "blocks-ranking-try", "battery-try"].map((task) => `${BUNDLE}-${task}`);
 for (const bundle of [BUNDLE, ...OWN]) {
   test(`${bundle}: bundle, planner and tokenizer pass the checks`, { skip: absent(bundle) }, async () => {
     assert.deepEqual(await mem0BundleIssues(bundle), []);

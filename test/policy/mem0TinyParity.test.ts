@@ -32,7 +32,7 @@ const BUNDLES = process.env.MEM0_TINY_BUNDLE
     "policies/framesamp-tiny-order", "policies/framesamp-tiny-order/ablations/no-history",
     "policies/framesamp-tiny-order/ablations/tokendrop", "policies/framesamp-tiny-order/ablations/mem0",
     "policies/mem0-tiny-mn", "policies/mem0-tiny-mn-press-button", "policies/mem0-tiny-mn-cover-blocks",
-    "policies/mem0-tiny-mn-blocks-ranking-try",
+    "policies/mem0-tiny-mn-blocks-ranking-try", "policies/mem0-tiny-mn-battery-try",
   ];
 const TOL = 1e-4;
 

@@ -46,7 +46,7 @@ vpo-mem0|launch/sim-franka-video.yaml|policies/framesamp-tiny-order/ablations/me
 # subtask ends (GT classifier), with the twin's next subtask (oracle planner: what the twin shows when the
 # classifier declares an end) and with the twin's plan walked one entry per declared end (oracle list: the right
 # next subtask whenever the declared ends are right); the table: mnTable.ts. A task with a bundle of its own
-# (policies/mem0-tiny-mn-<task>: Press Button, Cover Blocks, Blocks Ranking Try; each README says how made) runs it.
+# (policies/mem0-tiny-mn-<task>, each README says how it was made) runs it.
 for task in press-button cover-blocks blocks-ranking-try battery-try; do
   mn=policies/mem0-tiny-mn
   [ -f "$mn-$task/policy.yaml" ] && mn=$mn-$task
