@@ -97,19 +97,20 @@ export function matchSubtaskEnds(declared: readonly number[], truth: readonly nu
 }
 
 /**
- * The ends of one episode that can be scored, declared and true: those whose +-tolerance window lies
- * inside the episode (at most its last step - tolerance). Nearer its end a match may lie past it, where
- * the twin marks nothing: the tick that ends an episode (the confirm press, the lamp lighting) comes
- * before the end of the subtask in progress (button released, hands clear), so that end is never marked.
+ * matchSubtaskEnds over one episode, except that an extra end whose +-tolerance window runs past the
+ * episode's last step is not counted: the tick that ends an episode (the confirm press, the lamp lighting)
+ * comes before the twin marks the end of the subtask in progress (button released, hands clear), so that
+ * end's true counterpart is never recorded. True ends are all scored.
  */
-export function scoredEnds(
+export function episodeEndMatch(
   e: Pick<EpisodeRecord, "steps" | "declared_ends" | "true_ends">, toleranceSteps = MATCH_TOLERANCE_STEPS,
-): { declared: number[]; truth: number[] | null } {
-  const inside = (step: number) => step <= e.steps - 1 - toleranceSteps;
-  return { declared: e.declared_ends.filter(inside), truth: e.true_ends === null ? null : e.true_ends.filter(inside) };
+): EndMatch {
+  const m = matchSubtaskEnds(e.declared_ends, e.true_ends ?? [], toleranceSteps);
+  const extra = m.extra.filter((step) => step <= e.steps - 1 - toleranceSteps);
+  return { ...m, fp: extra.length, extra };
 }
 
-/** Precision, recall and mean offset of the declared subtask ends (scoredEnds) over the episodes that have true ends. */
+/** Precision, recall and mean offset of the declared subtask ends (episodeEndMatch) over the episodes that have true ends. */
 export function classifierScores(
   eps: ReadonlyArray<Pick<EpisodeRecord, "steps" | "declared_ends" | "true_ends">>, toleranceSteps = MATCH_TOLERANCE_STEPS,
 ): { precision: number | null; recall: number | null; mean_offset_steps: number | null } {
@@ -117,8 +118,7 @@ export function classifierScores(
   let tp = 0, fp = 0, fn = 0;
   const offsets: number[] = [];
   for (const e of scored) {
-    const { declared, truth } = scoredEnds(e, toleranceSteps);
-    const m = matchSubtaskEnds(declared, truth!, toleranceSteps);
+    const m = episodeEndMatch(e, toleranceSteps);
     tp += m.tp; fp += m.fp; fn += m.fn; offsets.push(...m.offsets);
   }
   return {

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { classifierScores, matchSubtaskEnds, scoredEnds, summarizeRun, wilsonInterval, type EpisodeRecord } from "../../src/trial/summary.js";
+import { classifierScores, episodeEndMatch, matchSubtaskEnds, summarizeRun, wilsonInterval, type EpisodeRecord } from "../../src/trial/summary.js";
 
 test("wilson interval matches published values", () => {
   // 45/50: Wilson 95 % = [0.7864, 0.9565] (standard tables).
@@ -16,12 +16,13 @@ test("subtask ends are matched greedily within tolerance", () => {
   assert.deepEqual(matchSubtaskEnds([4, 25], [10, 30]), { tp: 1, fp: 1, fn: 1, offsets: [-5], missed: [10], extra: [4] });
 });
 
-test("ends in an episode's last tolerance steps are not scored: the twin stops before it marks them", () => {
+test("an extra end in an episode's last tolerance steps is not counted: the twin stops before it marks it", () => {
   // A Press Button failure of 112 steps: the confirm press at 111 ends it before the twin marks that subtask's end.
   const e = { steps: 112, declared_ends: [17, 32, 47, 76, 90, 105, 111], true_ends: [18, 33, 48, 78, 91, 105] };
-  assert.deepEqual(scoredEnds(e), { declared: [17, 32, 47, 76, 90, 105], truth: [18, 33, 48, 78, 91, 105] });
-  assert.deepEqual(scoredEnds({ steps: 112, declared_ends: [106], true_ends: [101, 107] }), { declared: [106], truth: [101] });
-  assert.deepEqual(scoredEnds({ steps: 112, declared_ends: [], true_ends: null }), { declared: [], truth: null });
+  assert.deepEqual(episodeEndMatch(e), { tp: 6, fp: 0, fn: 0, offsets: [-1, -1, -1, -2, -1, 0], missed: [], extra: [] });
+  // A match in the last steps counts; an extra end before them and a missed true end in them count too.
+  assert.deepEqual(episodeEndMatch({ steps: 112, declared_ends: [90, 108], true_ends: [109, 111] }),
+    { tp: 1, fp: 1, fn: 1, offsets: [-1], missed: [111], extra: [90] });
   const s = classifierScores([e, { steps: 600, declared_ends: [95, 165], true_ends: [96] }]);
   assert.deepEqual(s, { precision: 0.875, recall: 1, mean_offset_steps: -1 });
 });
@@ -29,7 +30,7 @@ test("ends in an episode's last tolerance steps are not scored: the twin stops b
 function ep(outcome: EpisodeRecord["outcome"], reached: string[]): EpisodeRecord {
   const defined = [{ id: "a", label: "storage" as const }, { id: "b", label: "update" as const }];
   return {
-    episode: 0, task: "t", seed: 1, outcome, steps: 20, duration_s: 1,
+    episode: 0, task: "t", seed: 1, outcome, steps: 10, duration_s: 1,
     checkpoints: defined.filter((c) => reached.includes(c.id)).map((c) => ({ ...c, step: 3 })),
     checkpoints_defined: defined, declared_ends: [5], true_ends: [6], planner_latencies_ms: [100, 300],
     safety_interventions: 2, realtime_factor: 4,

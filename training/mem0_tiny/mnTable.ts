@@ -21,7 +21,7 @@ import { SimClock } from "../../src/bus/clock.js";
 import { loadRobotProfile } from "../../src/robot/index.js";
 import { SimNode } from "../../src/sim/node/SimNode.js";
 import { getTask } from "../../src/sim/tasks/index.js";
-import { classifierScores, matchSubtaskEnds, scoredEnds, type RunSummary } from "../../src/trial/summary.js";
+import { classifierScores, episodeEndMatch, type RunSummary } from "../../src/trial/summary.js";
 
 export const MN_TASKS = ["press-button", "cover-blocks", "blocks-ranking-try", "battery-try"];
 export const MN_ROWS: Record<string, string> = {
@@ -60,8 +60,7 @@ function firstWrongEnds(episodes: readonly EpisodeLine[]): string {
   const counts = { missed: 0, extra: 0, none: 0 };
   for (const e of episodes) {
     if (e.outcome === "success" || e.true_ends === null) continue;
-    const { declared, truth } = scoredEnds(e);
-    const { missed, extra } = matchSubtaskEnds(declared, truth!);
+    const { missed, extra } = episodeEndMatch(e);
     const firstMissed = Math.min(...missed), firstExtra = Math.min(...extra);
     counts[firstMissed === Infinity && firstExtra === Infinity ? "none" : firstMissed < firstExtra ? "missed" : "extra"]++;
   }

@@ -4,7 +4,7 @@
  */
 import { PRIVILEGED_PLANNERS } from "../../config/index.js";
 import type { CheckpointLabel } from "../../task/index.js";
-import { MATCH_TOLERANCE_STEPS, matchSubtaskEnds, scoredEnds } from "../summary.js";
+import { episodeEndMatch, MATCH_TOLERANCE_STEPS } from "../summary.js";
 import { splitScores } from "./historySplits.js";
 import type { ReportRun } from "./runData.js";
 
@@ -94,16 +94,16 @@ function checkpointRow(run: ReportRun): MetricRow {
 
 function classifierRow(run: ReportRun): MetricRow {
   const c = run.summary.classifier;
-  const scored = run.episodes.filter((e) => e.true_ends !== null).map((e) => scoredEnds(e, MATCH_TOLERANCE_STEPS));
-  const declared = scored.reduce((a, e) => a + e.declared.length, 0);
-  const truth = scored.reduce((a, e) => a + e.truth!.length, 0);
-  const tp = scored.reduce((a, e) => a + matchSubtaskEnds(e.declared, e.truth!, MATCH_TOLERANCE_STEPS).tp, 0);
+  const scored = run.episodes.filter((e) => e.true_ends !== null).map((e) => episodeEndMatch(e, MATCH_TOLERANCE_STEPS));
+  const declared = scored.reduce((a, m) => a + m.tp + m.fp, 0);
+  const truth = scored.reduce((a, m) => a + m.tp + m.fn, 0);
+  const tp = scored.reduce((a, m) => a + m.tp, 0);
   const why: string[] = [];
   if (scored.length === 0) why.push("n/a: no ground-truth subtask ends (hardware), nothing to score against");
   else {
     const within = `within ${MATCH_TOLERANCE_STEPS} steps`;
-    why.push(`${tp} of ${declared} declared ends lie ${within} of one of ${truth} true ends (ends in an episode's `
-      + `last ${MATCH_TOLERANCE_STEPS} steps are not scored: the twin stops before it marks them)`);
+    why.push(`${tp} of ${declared} declared ends lie ${within} of one of ${truth} true ends (an extra end in an `
+      + `episode's last ${MATCH_TOLERANCE_STEPS} steps is not counted: the twin stops before it marks that end)`);
     if (c.precision === null) why.push("precision n/a: the policy declared no end");
     if (c.recall === null) why.push("recall n/a: the task has no true subtask end");
     if (c.mean_offset_steps === null) why.push("mean offset n/a: no declared end matched a true one");

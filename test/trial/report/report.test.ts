@@ -25,8 +25,7 @@ test("report.md: success as 1/2 (50 %), each metric with what it counts, lock-st
   assert.match(md, /\| safety interventions \| 4 \| commands the safety filter changed/);
   assert.match(md, /\| real-time factor \| 2\.5x \| simulated seconds per wall-clock second/);
   assert.match(md, /The sim ran in lock-step: .* \(2 here\) slows the run, not the robot, and is never late/);
-  // Episode 0's true end at 15 lies in its last 5 steps (20 in all): not scored.
-  assert.match(md, /1 of 1 declared ends lie within 5 steps of one of 2 true ends \(ends in an episode's last 5 steps are not scored/);
+  assert.match(md, /1 of 1 declared ends lie within 5 steps of one of 3 true ends \(an extra end in an episode's last 5 steps is not counted/);
   assert.match(md, /storage 100 % \(block-left-original\); update n\/a; compression 50 % \(block-returned\)/);
   assert.match(md, /\| planner calls \/ latency p50 \| 4 \/ 95 ms \| calls to the high-level planner \(oracle-list planner, a privileged oracle, not a planner\)/);
   for (const png of ["outcomes", "tick-latency", "tick-timeline", "checkpoints", "planner", "safety", "classifier-episode-0", "classifier-episode-1"]) {
