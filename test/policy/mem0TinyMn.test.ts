@@ -1,8 +1,9 @@
 /**
  * policies/mem0-tiny-mn, the CI smoke of Mem-0's dual system on the M(n) tasks (the trained bundle; its
  * 50-episode tables are training/mem0_tiny/evaluate.sh's, not CI's): the bundle and its per-task bundles
- * (policies/mem0-tiny-mn-<task>) load with their planners and pass the checks, and two short Press Button episodes run closed loop on the twin with the learned classifier declaring the subtask ends and
- * the learned planner answering from them.
+ * (policies/mem0-tiny-mn-<task>) load with their planners and pass the checks, and two short Press Button
+ * episodes run closed loop on the twin with the learned classifier declaring the subtask ends and the learned
+ * planner answering from them.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
