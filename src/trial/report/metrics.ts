@@ -103,7 +103,8 @@ function classifierRow(run: ReportRun): MetricRow {
   else {
     const within = `within ${MATCH_TOLERANCE_STEPS} steps`;
     why.push(`${tp} of ${declared} declared ends lie ${within} of one of ${truth} true ends (an extra end in an `
-      + `episode's last ${MATCH_TOLERANCE_STEPS} steps is not counted: the twin stops before it marks that end)`);
+      + `episode's last ${MATCH_TOLERANCE_STEPS} steps is not counted: the episode or recording ends before its `
+      + "true end can be marked)");
     if (c.precision === null) why.push("precision n/a: the policy declared no end");
     if (c.recall === null) why.push("recall n/a: the task has no true subtask end");
     if (c.mean_offset_steps === null) why.push("mean offset n/a: no declared end matched a true one");
