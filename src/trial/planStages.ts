@@ -67,7 +67,9 @@ async function askPlanner(ep: Episode, step: number): Promise<EpisodeEnd | null>
     }
     events.emit({ event: "planner_failure", step, reason });
     // A finished plan is the policy's mistake, not a dead planner: this episode fails, the run goes on.
-    if (err instanceof PlannerFailure && err.kind === "complete") return ep.verdict(step) ?? { kind: "failure", reason: `plan complete: ${reason}` };
+    if (err instanceof PlannerFailure && err.kind === "complete") {
+      return ep.verdict(step) ?? { kind: "failure", reason: `plan complete: ${reason}`, planComplete: true };
+    }
     return { kind: "aborted", reason: `planner failed: ${reason}`, plannerDown: true };
   }
 }

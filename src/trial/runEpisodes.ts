@@ -281,6 +281,8 @@ function episodeRecord(
     safety_interventions: loop.interventions,
     realtime_factor: score.realtime_factor,
     ...(score.cameras && { cameras: score.cameras }),
+    ...(end.kind === "failure" && loop.end.kind === "failure" && loop.end.planComplete
+      && { plan_complete: true as const }),
   };
 }
 

@@ -33,6 +33,8 @@ export interface EpisodeRecord {
   realtime_factor: number | null;
   /** Per policy camera over a middleware (a robot the run does not own): frames received per second, stale holds. */
   cameras?: Record<string, CameraEpisodeStats>;
+  /** Present when the planner's "done" ended a failed episode (its own plan, not the world, ended it). */
+  plan_complete?: true;
 }
 
 /** One camera in one episode: frames received per second of the episode, holds its stale frames began. */
@@ -96,23 +98,25 @@ export function matchSubtaskEnds(declared: readonly number[], truth: readonly nu
   return { tp, fp: declared.length - tp, fn: truth.length - tp, offsets, missed, extra };
 }
 
+/** The fields of an episode record that its classifier's score reads. */
+export type ScoredEpisode = Pick<EpisodeRecord, "steps" | "declared_ends" | "true_ends" | "plan_complete">;
+
 /**
  * matchSubtaskEnds over one episode, except that an extra end whose +-tolerance window runs past the
  * episode's last step is not counted: the tick that ends an episode (the confirm press, the lamp lighting)
  * comes before the twin marks the end of the subtask in progress (button released, hands clear), so that
- * end's true counterpart is never recorded. True ends are all scored.
+ * end's true counterpart is never recorded. True ends are all scored, and every extra end of an episode the
+ * planner's "done" ended (`plan_complete`): there the declared end itself ended it, nothing was cut short.
  */
-export function episodeEndMatch(
-  e: Pick<EpisodeRecord, "steps" | "declared_ends" | "true_ends">, toleranceSteps = MATCH_TOLERANCE_STEPS,
-): EndMatch {
+export function episodeEndMatch(e: ScoredEpisode, toleranceSteps = MATCH_TOLERANCE_STEPS): EndMatch {
   const m = matchSubtaskEnds(e.declared_ends, e.true_ends ?? [], toleranceSteps);
-  const extra = m.extra.filter((step) => step <= e.steps - 1 - toleranceSteps);
+  const extra = e.plan_complete ? m.extra : m.extra.filter((step) => step <= e.steps - 1 - toleranceSteps);
   return { ...m, fp: extra.length, extra };
 }
 
 /** Precision, recall and mean offset of the declared subtask ends (episodeEndMatch) over the episodes that have true ends. */
 export function classifierScores(
-  eps: ReadonlyArray<Pick<EpisodeRecord, "steps" | "declared_ends" | "true_ends">>, toleranceSteps = MATCH_TOLERANCE_STEPS,
+  eps: ReadonlyArray<ScoredEpisode>, toleranceSteps = MATCH_TOLERANCE_STEPS,
 ): { precision: number | null; recall: number | null; mean_offset_steps: number | null } {
   const scored = eps.filter((e) => e.true_ends !== null);
   let tp = 0, fp = 0, fn = 0;

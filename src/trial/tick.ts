@@ -19,7 +19,8 @@ import type { EventLog } from "./eventLog.js";
 /** How an episode ended, as the world's verdict or the loop itself decides. */
 export type EpisodeEnd =
   | { kind: "success" }
-  | { kind: "failure"; reason: string }
+  /** `planComplete`: the planner answered "done" (the policy's own plan ended the episode, not the world). */
+  | { kind: "failure"; reason: string; planComplete?: true }
   /** `plannerDown`: the planner server failed (not an answer the policy cannot use); the next episode may try again. */
   | { kind: "aborted"; reason: string; plannerDown?: true };
 

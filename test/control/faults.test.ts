@@ -172,6 +172,7 @@ test("oracle-list plan complete → hold, planner_failure event, the episode fai
   const r = await runRig({ ticks: 12, horizon: H, biasFor: () => gentle, planner: new OracleListPlanner([]) });
   assert.equal(r.result.end.kind, "failure");
   assert.match((r.result.end as { reason: string }).reason, /^plan complete: oracle-list planner: 0 subtasks finished/);
+  assert.equal(r.result.end.kind === "failure" && r.result.end.planComplete, true, "the policy's plan ended it");
   assert.ok(r.events.some((e) => e.event === "planner_failure"));
   assert.ok(holds(r).length >= 1);
   assert.deepEqual(violations(r), []);

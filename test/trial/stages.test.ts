@@ -136,7 +136,7 @@ test("plan: a finished plan fails the episode (already held), M(1) never calls t
   const t = r.tick(2);
   await gate(r.ep, t);
   t.observed = { logit: 4, subtaskEnded: true };
-  assert.deepEqual(await plan(r.ep, t), { kind: "ended", end: { kind: "failure", reason: "plan complete: no subtask left" } });
+  assert.deepEqual(await plan(r.ep, t), { kind: "ended", end: { kind: "failure", reason: "plan complete: no subtask left", planComplete: true } });
 
   const m1 = stageRig({ planner });
   m1.feedGood();

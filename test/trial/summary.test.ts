@@ -27,6 +27,15 @@ test("an extra end in an episode's last tolerance steps is not counted: the twin
   assert.deepEqual(s, { precision: 0.875, recall: 1, mean_offset_steps: -1 });
 });
 
+test("an episode the planner's done ended scores every extra end: its last declared end ended it", () => {
+  // A Battery Try failure: a fourth end declared at 300 for a flip the twin never saw finish, then "done".
+  const e = { steps: 301, declared_ends: [95, 166, 236, 300], true_ends: [96, 169, 238] };
+  assert.deepEqual(episodeEndMatch(e).extra, [], "ended by the world, the end at 300 would not count");
+  assert.deepEqual(episodeEndMatch({ ...e, plan_complete: true }),
+    { tp: 3, fp: 1, fn: 0, offsets: [-1, -3, -2], missed: [], extra: [300] });
+  assert.deepEqual(classifierScores([{ ...e, plan_complete: true }]).precision, 0.75);
+});
+
 function ep(outcome: EpisodeRecord["outcome"], reached: string[]): EpisodeRecord {
   const defined = [{ id: "a", label: "storage" as const }, { id: "b", label: "update" as const }];
   return {
