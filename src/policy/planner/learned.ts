@@ -4,8 +4,7 @@
  * gets (PlannerContext: the global task, the initial image, the key memory of finished subtasks with
  * their end images; with key memory off, `finished` is empty) and answers the argmax of its
  * logits (over the task's `task_answers` where the section lists them): a subtask of its closed
- * vocabulary, or "done", which ends the plan (PlannerFailure "complete": the episode is then judged
- * as it stands).
+ * vocabulary, or "done", which ends the plan (PlannerFailure "complete": the episode is then judged as it stands).
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
