@@ -18,7 +18,7 @@ planner camera's JPEG resized to h x w, RGB, channel first):
 import json
 import os
 from dataclasses import dataclass
-from typing import Dict, List, Sequence
+from typing import Dict, Sequence
 
 import numpy as np
 import torch
@@ -37,17 +37,6 @@ class PlannerData:
 
     def __len__(self) -> int:
         return int(self.next.shape[0])
-
-    def task_answers(self) -> List[List[str]]:
-        """Per task, the answers its calls train towards (vocabulary order, "done" left out): the manifest's
-        `planner.task_answers`, so a planner shared by tasks answers each only with its own subtasks."""
-        task = self.inputs["task"].reshape(-1)
-        v = len(self.vocabulary)
-        out = []
-        for t in range(len(self.tasks)):
-            seen = sorted(set(int(i) for i in self.next[task == t].tolist() if i < v))
-            out.append([self.vocabulary[i] for i in seen or range(v)])  # a task with no calls: any answer
-        return out
 
 
 def _read_folder(path: str) -> Dict[str, np.ndarray]:

@@ -46,12 +46,9 @@ def export_onnx(model: PlannerNet, path: str) -> None:
     )
 
 
-def planner_section(
-    d: PlannerDims, tasks: Sequence[str], vocabulary: Sequence[str], onnx_bytes: bytes, file: str = "planner.onnx",
-    task_answers: Optional[Sequence[Sequence[str]]] = None,
-) -> Dict[str, Any]:
-    """The manifest's `planner` section for a model of sizes `d` whose file holds `onnx_bytes`; `task_answers`
-    (per task, the answers it may give) where given."""
+def planner_section(d: PlannerDims, tasks: Sequence[str], vocabulary: Sequence[str], onnx_bytes: bytes,
+                    file: str = "planner.onnx") -> Dict[str, Any]:
+    """The manifest's `planner` section for a model of sizes `d` whose file holds `onnx_bytes`."""
     if len(tasks) != d.tasks or len(vocabulary) != d.vocabulary:
         found = f"{len(tasks)} tasks / {len(vocabulary)} answers"
         raise ValueError(f"planner export: {found}, the model has {d.tasks} / {d.vocabulary}")
@@ -60,9 +57,8 @@ def planner_section(
     def t(name: str, dtype: str, shape: Sequence[int]) -> Dict[str, Any]:
         return {"name": name, "type": dtype, "shape": list(shape)}
 
-    answers = {} if task_answers is None else {"task_answers": [list(a) for a in task_answers]}
     return {
-        "tasks": list(tasks), "vocabulary": list(vocabulary), **answers, "key_memory_slots": m,
+        "tasks": list(tasks), "vocabulary": list(vocabulary), "key_memory_slots": m,
         "image": {"width": w, "height": h},
         "model": {
             "file": file, "sha256": hashlib.sha256(onnx_bytes).hexdigest(),
@@ -76,14 +72,13 @@ def planner_section(
     }
 
 
-def export_planner(model: PlannerNet, tasks: Sequence[str], vocabulary: Sequence[str], folder: str,
-                   task_answers: Optional[Sequence[Sequence[str]]] = None) -> Dict[str, Any]:
+def export_planner(model: PlannerNet, tasks: Sequence[str], vocabulary: Sequence[str], folder: str) -> Dict[str, Any]:
     """Writes planner.onnx into `folder`; returns the `planner` section that goes with it."""
     os.makedirs(folder, exist_ok=True)
     onnx_path = os.path.join(folder, "planner.onnx")
     export_onnx(model, onnx_path)
     with open(onnx_path, "rb") as f:
-        return planner_section(model.dims, tasks, vocabulary, f.read(), task_answers=task_answers)
+        return planner_section(model.dims, tasks, vocabulary, f.read())
 
 
 def bundle_manifest(bundle: str) -> Dict[str, Any]:
@@ -102,11 +97,10 @@ def set_planner_section(bundle: str, manifest: Dict[str, Any], section: Dict[str
         yaml.safe_dump(manifest, f, sort_keys=False, width=160)
 
 
-def export_to_bundle(model: PlannerNet, tasks: Sequence[str], vocabulary: Sequence[str], bundle: str,
-                     task_answers: Optional[Sequence[Sequence[str]]] = None) -> Dict[str, Any]:
+def export_to_bundle(model: PlannerNet, tasks: Sequence[str], vocabulary: Sequence[str], bundle: str) -> Dict[str, Any]:
     """Writes planner.onnx into `bundle` and sets the `planner` section of its policy.yaml; returns the section."""
     manifest = bundle_manifest(bundle)
-    section = export_planner(model, tasks, vocabulary, bundle, task_answers)
+    section = export_planner(model, tasks, vocabulary, bundle)
     set_planner_section(bundle, manifest, section)
     return section
 
@@ -137,8 +131,7 @@ def copy_to_bundle(folder: str, bundle: str) -> Dict[str, Any]:
 
 
 def load_planner_checkpoint(path: str) -> Dict[str, Any]:
-    """A checkpoint train.py wrote: {"dims", "state", "tasks", "vocabulary", "task_answers" (newer ones)}, with
-    `model` rebuilt."""
+    """A checkpoint train.py wrote: {"dims", "state", "tasks", "vocabulary"}, with `model` rebuilt."""
     ck = torch.load(path, map_location="cpu")
     model = PlannerNet(PlannerDims(**ck["dims"]))
     model.load_state_dict(ck["state"])
@@ -163,12 +156,12 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> No
         return
     ck = load_planner_checkpoint(args.checkpoint)
     if args.section_only:
-        section = export_planner(ck["model"], ck["tasks"], ck["vocabulary"], args.bundle, ck.get("task_answers"))
+        section = export_planner(ck["model"], ck["tasks"], ck["vocabulary"], args.bundle)
         with open(os.path.join(args.bundle, "planner.yaml"), "w") as f:
             yaml.safe_dump({"planner": section}, f, sort_keys=False, width=160)
         print(f"wrote {args.bundle}/planner.onnx and {args.bundle}/planner.yaml (a bundle's planner section)")
         return
-    export_to_bundle(ck["model"], ck["tasks"], ck["vocabulary"], args.bundle, ck.get("task_answers"))
+    export_to_bundle(ck["model"], ck["tasks"], ck["vocabulary"], args.bundle)
     print(f"wrote {args.bundle}/planner.onnx and the planner section of {args.bundle}/policy.yaml")
 
 

@@ -105,14 +105,13 @@ def main(argv: Optional[Sequence[str]] = None, prog: Optional[str] = None) -> No
     result = train(data, args.steps, args.minutes, args.batch, args.lr, args.dim, key_memory, args.seed, init)
     model: PlannerNet = result["model"]  # type: ignore[assignment]
     os.makedirs(args.out, exist_ok=True)
-    task_answers = data.task_answers()
-    checkpoint = {"dims": model.dims.to_dict(), "state": model.state_dict(), "tasks": list(data.tasks),
-                  "vocabulary": list(data.vocabulary), "task_answers": task_answers, "key_memory": key_memory}
-    torch.save(checkpoint, os.path.join(args.out, "planner.pt"))
+    torch.save({"dims": model.dims.to_dict(), "state": model.state_dict(), "tasks": list(data.tasks),
+                "vocabulary": list(data.vocabulary), "key_memory": not args.no_key_memory},
+               os.path.join(args.out, "planner.pt"))
     with open(os.path.join(args.out, "train_log.json"), "w") as f:
         json.dump(result["log"], f)
     if args.bundle:
-        export_to_bundle(model, data.tasks, data.vocabulary, args.bundle, task_answers)
+        export_to_bundle(model, data.tasks, data.vocabulary, args.bundle)
     last = result["log"][-1] if result["log"] else {}
     figures = f"last loss {last.get('loss')}, accuracy {last.get('accuracy')}"
     print(f"planner: {len(data)} calls, {figures}; wrote {args.out}/planner.pt")

@@ -1,15 +1,13 @@
 /**
  * The learned planner (planner.kind: learned): a tiny planner.onnx built by testPlanner.ts in a
  * test bundle, run by onnxruntime-node. Answers on fixed inputs against a plain recomputation,
- * the vocabulary mapping, "done", image-dependent answers, key memory off, a task's own answers (task_answers),
- * and named shape errors.
+ * the vocabulary mapping, "done", image-dependent answers, key memory off, and named shape errors.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { parse } from "yaml";
 import { ConfigError, type PlannerSection } from "../../src/config/index.js";
 import { jpegFromRgb } from "../../src/msgs/image.js";
 import { frameToTensor } from "../../src/observe/preprocess.js";
@@ -18,7 +16,7 @@ import { plannerContext } from "../../src/policy/planner/gating.js";
 import { openLearnedPlanner, type LearnedPlanner } from "../../src/policy/planner/learned.js";
 import { plannerFeeds } from "../../src/policy/planner/learnedManifest.js";
 import {
-  addPlanner, addTinyPlanner, tinyPlannerLogits, tinyPlannerModel, tinyPlannerWeights, type TinyPlannerSpec,
+  addTinyPlanner, tinyPlannerLogits, tinyPlannerModel, tinyPlannerWeights, type TinyPlannerSpec,
 } from "../../src/policy/planner/testPlanner.js";
 import { PlannerFailure, type FinishedSubtask } from "../../src/policy/planner/types.js";
 import { policyBundleIssues } from "../../src/policy/registry.js";
@@ -146,33 +144,4 @@ test("an answer the policy cannot follow is refused at load; a bundle without a 
   writeTestBundle(bare);
   await assert.rejects(openLearnedPlanner(bare), /no planner section .*set policy\.planner\.kind to openai, or to oracle-list \(privileged/);
   assert.deepEqual(await policyBundleIssues(bare), [], "a bundle without a planner still checks");
-});
-
-test("task_answers: it answers only its task's subtasks (or done); a list that does not fit is named", async () => {
-  const weights = tinyPlannerWeights(SPEC, 3, 0);
-  const C = VOCAB.length + 1;
-  // After the first lid the logits favour "press the middle button", a subtask of the other task.
-  weights.table[(0 * (SPEC.slots + 1) + 1) * C + 4] = 8;
-  const dir = await bundle("task-answers", weights);
-  const after = (p: LearnedPlanner) => p.next(plannerContext(COVER, gray, [done(VOCAB[0]!)], true));
-  await withPlanner(dir, async (p) => assert.equal((await after(p)).subtask, VOCAB[4], "unmasked: the other task's"));
-  const section = (parse(readFileSync(join(dir, "policy.yaml"), "utf8")) as { planner: PlannerSection }).planner;
-  const bytes = readFileSync(join(dir, section.model.file));
-  addPlanner(dir, { ...section, task_answers: [VOCAB.slice(0, 3), VOCAB.slice(3)] }, bytes);
-  await withPlanner(dir, async (p) => {
-    assert.equal((await after(p)).subtask, VOCAB[1], "its own plan's answer, the best of Cover's");
-    const finished = [done(VOCAB[0]!), done(VOCAB[1]!), done(VOCAB[2]!)];
-    await assert.rejects(p.next(plannerContext(COVER, gray, finished, true)),
-      (e: unknown) => e instanceof PlannerFailure && e.kind === "complete", "done stays an answer");
-  });
-  addPlanner(dir, { ...section, task_answers: [[VOCAB[0]!, "juggle", VOCAB[0]!]] }, bytes);
-  const issues = await policyBundleIssues(dir);
-  const at = (path: string) => issues.find((i) => i.path === path)?.message ?? "";
-  assert.match(at("planner.task_answers"), /expected one list per entry of planner\.tasks \(2\), found 1/);
-  addPlanner(dir, { ...section, task_answers: [[VOCAB[0]!, "juggle", VOCAB[0]!], VOCAB.slice(3)] }, bytes);
-  const named = await policyBundleIssues(dir);
-  const message = (path: string) => named.find((i) => i.path === path)?.message ?? "";
-  assert.match(message("planner.task_answers[0][1]"), /expected an entry of planner\.vocabulary, found "juggle"/);
-  assert.match(message("planner.task_answers[0][2]"), /expected each answer once, found "cover the left block/);
-  await assert.rejects(openLearnedPlanner(dir), ConfigError);
 });

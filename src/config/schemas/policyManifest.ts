@@ -95,12 +95,6 @@ export const plannerSectionSchema = z.object({
   tasks: z.array(z.string().min(1)).min(1),
   /** Closed vocabulary of answers, in class order (each must be in the tokenizer's vocabulary). */
   vocabulary: z.array(z.string().min(1)).min(1),
-  /**
-   * Optional, one list per entry of `tasks` (same order): the answers the planner may give on that task ("done"
-   * always may). RMBench trains one planner per task, so its answers are that task's subtasks; a planner shared
-   * by several tasks otherwise can answer another task's subtask where its training data ends. Absent: any.
-   */
-  task_answers: z.array(z.array(z.string().min(1)).min(1)).optional(),
   /** Key memory slots M: the last M finished subtasks are shown; older ones drop out. */
   key_memory_slots: intIn(1, 64),
   /** Size the planner's images are resized to (normalized with the policy's pixel_normalization). */

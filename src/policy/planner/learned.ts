@@ -3,8 +3,8 @@
  * section, planner.onnx), run in process by onnxruntime-node. It gets what Mem-0's planning module
  * gets (PlannerContext: the global task, the initial image, the key memory of finished subtasks with
  * their end images; with key memory off, `finished` is empty) and answers the argmax of its
- * logits (over the task's `task_answers` where the section lists them): a subtask of its closed
- * vocabulary, or "done", which ends the plan (PlannerFailure "complete": the episode is then judged as it stands).
+ * logits: a subtask of its closed vocabulary, or "done", which ends the plan (PlannerFailure
+ * "complete": the episode is then judged as it stands).
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -18,7 +18,7 @@ import { manifestFileOf } from "../mem0/bundle.js";
 import { sectionOnnxIssues } from "../mem0/manifest.js";
 import { f32, i64, openSession, sessionValues, type OpenSession } from "../mem0/ortSession.js";
 import {
-  allowedClasses, indexOfText, plannerFeeds, plannerSectionIssues, plannerShapes, type KeyMemoryEntry,
+  indexOfText, plannerFeeds, plannerSectionIssues, plannerShapes, type KeyMemoryEntry,
 } from "./learnedManifest.js";
 import { PlannerFailure, type Planner, type PlannerAnswer, type PlannerContext } from "./types.js";
 
@@ -66,7 +66,7 @@ export class LearnedPlanner implements Planner {
       const shape = logits ? `[${logits.dims.join(",")}]` : "missing";
       throw fail("garbage", `output "${p.model.outputs.logits.name}" has shape ${shape}, expected [1,V+1=${classes}]`);
     }
-    const answer = argmax(logits.data as Float32Array, allowedClasses(p, task));
+    const answer = argmax(logits.data as Float32Array);
     if (answer < 0) throw fail("garbage", `output "${p.model.outputs.logits.name}" is not finite`);
     const n = ctx.finished.length;
     if (answer === p.vocabulary.length) throw fail("complete", `answered done after ${n} finished subtask(s)`);
@@ -93,12 +93,12 @@ export class LearnedPlanner implements Planner {
   }
 }
 
-/** Index of the largest allowed value; -1 when any value is not finite. */
-function argmax(values: Float32Array, allowed: readonly boolean[]): number {
-  let best = -1;
+/** Index of the largest value; -1 when any value is not finite. */
+function argmax(values: Float32Array): number {
+  let best = 0;
   for (let i = 0; i < values.length; i++) {
     if (!Number.isFinite(values[i]!)) return -1;
-    if (allowed[i] && (best < 0 || values[i]! > values[best]!)) best = i;
+    if (values[i]! > values[best]!) best = i;
   }
   return best;
 }

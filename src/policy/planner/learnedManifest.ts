@@ -53,45 +53,7 @@ export function plannerSectionIssues(
       }
     });
   }
-  problems.push(...taskAnswerIssues(source, p));
   return problems;
-}
-
-/** `task_answers`: one list per task, each answer once and in `vocabulary`. */
-function taskAnswerIssues(source: YamlSource, p: PlannerSection): ConfigIssue[] {
-  const lists = p.task_answers;
-  if (lists === undefined) return [];
-  if (lists.length !== p.tasks.length) {
-    const message = `expected one list per entry of planner.tasks (${p.tasks.length}), found ${lists.length}`;
-    return [issueAt(source, ["planner", "task_answers"], message)];
-  }
-  const problems: ConfigIssue[] = [];
-  lists.forEach((answers, t) => {
-    const seen = new Set<number>();
-    answers.forEach((text, i) => {
-      const at = indexOfText(p.vocabulary, text);
-      const found = JSON.stringify(text);
-      const where = ["planner", "task_answers", t, i];
-      if (at < 0) problems.push(issueAt(source, where, `expected an entry of planner.vocabulary, found ${found}`));
-      else if (seen.has(at)) problems.push(issueAt(source, where, `expected each answer once, found ${found} again`));
-      seen.add(at);
-    });
-  });
-  return problems;
-}
-
-/**
- * Which of the logits' classes (vocabulary indices, then V for "done") the planner may answer on task `task`:
- * its `task_answers` list and "done", or every class when the section has none.
- */
-export function allowedClasses(p: PlannerSection, task: number): boolean[] {
-  const V = p.vocabulary.length;
-  const listed = p.task_answers?.[task];
-  if (!listed) return new Array<boolean>(V + 1).fill(true);
-  const allowed = new Array<boolean>(V + 1).fill(false);
-  for (const text of listed) allowed[indexOfText(p.vocabulary, text)] = true;
-  allowed[V] = true;
-  return allowed;
 }
 
 /** One call's inputs, as flat arrays in the shapes of plannerShapes (batch 1). */
