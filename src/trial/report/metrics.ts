@@ -104,7 +104,7 @@ function classifierRow(run: ReportRun): MetricRow {
     const within = `within ${MATCH_TOLERANCE_STEPS} steps`;
     why.push(`${tp} of ${declared} declared ends lie ${within} of one of ${truth} true ends (an extra end in an `
       + `episode's last ${MATCH_TOLERANCE_STEPS} steps is not counted: the episode or recording ends before its `
-      + "true end can be marked; it counts where the planner's done ended the episode)");
+      + "true end can be marked; it does count where the planner's done ended the episode)");
     if (c.precision === null) why.push("precision n/a: the policy declared no end");
     if (c.recall === null) why.push("recall n/a: the task has no true subtask end");
     if (c.mean_offset_steps === null) why.push("mean offset n/a: no declared end matched a true one");
